@@ -1,0 +1,73 @@
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "base/bitset.h"
+#include "base/id.h"
+#include "base/status_macros.h"
+#include "gtest/gtest.h"
+
+namespace regalloc {
+namespace {
+
+TEST(BitSet256Test, SetIterateAndCombine) {
+  BitSet256 a;
+  for (uint32_t i : {0u, 63u, 64u, 130u, 255u}) a.Set(i);
+  std::vector<uint32_t> seen;
+  for (uint32_t i : a) seen.push_back(i);
+  EXPECT_EQ(seen, (std::vector<uint32_t>{0, 63, 64, 130, 255}));
+  EXPECT_EQ(a.Count(), 5);
+  EXPECT_EQ(a.First(), 0u);
+
+  BitSet256 b;
+  b.Set(130);
+  b.Set(7);
+  EXPECT_TRUE(a.Intersects(b));
+  EXPECT_FALSE(a.Contains(b));
+  EXPECT_TRUE((a | b).Contains(b));
+  BitSet256 both = a & b;
+  EXPECT_EQ(both.Count(), 1);
+  EXPECT_TRUE(both.Test(130));
+  a.Subtract(b);
+  EXPECT_FALSE(a.Test(130));
+  EXPECT_FALSE(a.Intersects(b));
+}
+
+TEST(BitSet256Test, EmptySetIteratesNothing) {
+  BitSet256 s;
+  EXPECT_TRUE(s.Empty());
+  EXPECT_EQ(s.First(), BitSet256::kCapacity);
+  int n = 0;
+  for (uint32_t i : s) n += static_cast<int>(i) + 1;
+  EXPECT_EQ(n, 0);
+}
+
+struct ATag {};
+struct BTag {};
+TEST(IdTest, DefaultIsInvalidAndIdsCompare) {
+  Id<ATag> none;
+  EXPECT_FALSE(none.IsValid());
+  EXPECT_LT(Id<ATag>(1), Id<ATag>(2));
+  static_assert(!std::is_convertible_v<Id<ATag>, Id<BTag>>, "ids of different kinds must not mix");
+}
+
+absl::StatusOr<int> Half(int x) {
+  if (x % 2 != 0) return absl::InvalidArgumentError("odd");
+  return x / 2;
+}
+absl::Status Quarter(int x, int* out) {
+  RA_ASSIGN_OR_RETURN(int h, Half(x));
+  RA_ASSIGN_OR_RETURN(*out, Half(h));
+  return absl::OkStatus();
+}
+
+TEST(StatusMacrosTest, PropagateErrors) {
+  int out = 0;
+  EXPECT_TRUE(Quarter(8, &out).ok());
+  EXPECT_EQ(out, 2);
+  absl::Status s = Quarter(6, &out);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(), "odd");
+}
+
+}  // namespace
+}  // namespace regalloc
