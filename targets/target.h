@@ -156,9 +156,13 @@ struct ArgLocation {
   std::optional<PReg> reg;  // nullopt: passed on the stack
 };
 
+// The instruction-set family: legalization attaches constraints per family.
+enum class Isa : uint8_t { kX86_64, kAArch64, kArmv7, kOther };
+
 class Target {
  public:
   absl::string_view name() const { return name_; }
+  Isa isa() const { return isa_; }
 
   // Registers.
   int num_regs() const { return static_cast<int>(regs_.size()); }
@@ -211,6 +215,7 @@ class Target {
                                                   bool results) const;
 
   std::string name_;
+  Isa isa_ = Isa::kOther;
   std::vector<RegInfo> regs_;
   absl::flat_hash_map<std::string, PReg> by_name_;
   int num_units_ = 0;

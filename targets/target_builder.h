@@ -34,6 +34,7 @@ class TargetBuilder {
   void Reserve(PReg r);
   Abi& abi() { return target_.abi_; }
   void set_has_swap(bool v) { target_.has_swap_ = v; }
+  void set_isa(Isa isa) { target_.isa_ = isa; }
 
   // Validates the description (unique names, at most 256 registers and units,
   // non-empty ranges, at most one class per register and per type) and derives the

@@ -20,6 +20,7 @@ namespace {
 
 absl::StatusOr<Target> BuildX86_64(bool win64, const TargetOptions& options) {
   TargetBuilder b(win64 ? "x86_64_win" : "x86_64");
+  b.set_isa(Isa::kX86_64);
   // Hardware encoding order; containers 0-15 are the GPRs, 16-31 the XMM registers.
   static constexpr const char* kQ[16] = {"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
                                          "r8",  "r9",  "r10", "r11", "r12", "r13", "r14", "r15"};
@@ -88,6 +89,7 @@ absl::StatusOr<Target> BuildX86_64(bool win64, const TargetOptions& options) {
 
 absl::StatusOr<Target> BuildAArch64(const TargetOptions& options) {
   TargetBuilder b("aarch64");
+  b.set_isa(Isa::kAArch64);
   // Containers 0-30: x0-x30; 31: sp; 32-63: v0-v31.
   PReg x[31], w[31], qv[32], dv[32], sv[32];
   for (int i = 0; i < 31; ++i) x[i] = b.AddReg(absl::StrCat("x", i), i, 0, 64);
@@ -160,6 +162,7 @@ absl::StatusOr<Target> BuildAArch64(const TargetOptions& options) {
 // rejects such functions with an error naming the value.
 absl::StatusOr<Target> BuildArmv7(const TargetOptions& options) {
   TargetBuilder b("armv7");
+  b.set_isa(Isa::kArmv7);
   // Containers 0-15: r0-r15; 16: the VFP/NEON register file, 32 x 64 bits.
   PReg r[16];
   for (int i = 0; i < 13; ++i) r[i] = b.AddReg(absl::StrCat("r", i), i, 0, 32);

@@ -1,0 +1,203 @@
+#include "ssa/cfg.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace regalloc {
+
+ControlFlowGraph::ControlFlowGraph(const Function& func)
+    : succs_(func.num_blocks()), preds_(func.num_blocks()), rpo_number_(func.num_blocks(), -1) {
+  for (Block b : func.layout()) {
+    Inst term = func.Terminator(b);
+    if (!term.IsValid()) continue;
+    const InstData& d = func.inst(term);
+    for (int t = 0; t < d.num_targets; ++t) {
+      Block to = d.targets[t].block;
+      if (!func.BlockExists(to)) continue;
+      Edge e{b, to, term, t};
+      succs_[b.index()].push_back(e);
+      preds_[to.index()].push_back(e);
+    }
+  }
+  // Iterative DFS for the post-order (a million blocks must not overflow the stack).
+  Block entry = func.entry();
+  if (!entry.IsValid()) return;
+  std::vector<uint8_t> visited(func.num_blocks(), 0);
+  std::vector<std::pair<Block, size_t>> stack;
+  std::vector<Block> post;
+  stack.emplace_back(entry, 0);
+  visited[entry.index()] = 1;
+  while (!stack.empty()) {
+    auto& [b, next] = stack.back();
+    const std::vector<Edge>& s = succs_[b.index()];
+    if (next < s.size()) {
+      Block to = s[next++].to;
+      if (!visited[to.index()] && func.block(to).in_layout) {
+        visited[to.index()] = 1;
+        stack.emplace_back(to, 0);
+      }
+    } else {
+      post.push_back(b);
+      stack.pop_back();
+    }
+  }
+  rpo_.assign(post.rbegin(), post.rend());
+  for (size_t i = 0; i < rpo_.size(); ++i) rpo_number_[rpo_[i].index()] = static_cast<int>(i);
+}
+
+std::vector<Edge> ControlFlowGraph::CriticalEdges() const {
+  std::vector<Edge> out;
+  for (const std::vector<Edge>& edges : succs_) {
+    for (const Edge& e : edges) {
+      if (IsCritical(e)) out.push_back(e);
+    }
+  }
+  return out;
+}
+
+DominatorTree::DominatorTree(const Function& func, const ControlFlowGraph& cfg)
+    : idom_(func.num_blocks()),
+      children_(func.num_blocks()),
+      pre_(func.num_blocks(), -1),
+      post_(func.num_blocks(), -1) {
+  const std::vector<Block>& rpo = cfg.rpo();
+  if (rpo.empty()) return;
+  // Work on RPO numbers: intersect walks up by comparing them.
+  std::vector<int> idom(rpo.size(), -1);
+  idom[0] = 0;
+  auto intersect = [&](int a, int b) {
+    while (a != b) {
+      while (a > b) a = idom[a];
+      while (b > a) b = idom[b];
+    }
+    return a;
+  };
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (size_t i = 1; i < rpo.size(); ++i) {
+      int new_idom = -1;
+      for (const Edge& e : cfg.preds(rpo[i])) {
+        int p = cfg.rpo_number(e.from);
+        if (p < 0 || idom[p] < 0) continue;
+        new_idom = new_idom < 0 ? p : intersect(p, new_idom);
+      }
+      if (new_idom != idom[i]) {
+        idom[i] = new_idom;
+        changed = true;
+      }
+    }
+  }
+  for (size_t i = 1; i < rpo.size(); ++i) {
+    Block parent = rpo[idom[i]];
+    idom_[rpo[i].index()] = parent;
+    children_[parent.index()].push_back(rpo[i]);
+  }
+  // Pre/post numbering of the dominator tree, iteratively.
+  int counter = 0;
+  std::vector<std::pair<Block, size_t>> stack = {{rpo[0], 0}};
+  pre_[rpo[0].index()] = counter++;
+  preorder_.push_back(rpo[0]);
+  while (!stack.empty()) {
+    auto& [b, next] = stack.back();
+    const std::vector<Block>& kids = children_[b.index()];
+    if (next < kids.size()) {
+      Block c = kids[next++];
+      pre_[c.index()] = counter++;
+      preorder_.push_back(c);
+      stack.emplace_back(c, 0);
+    } else {
+      post_[b.index()] = counter++;
+      stack.pop_back();
+    }
+  }
+}
+
+LoopNest::LoopNest(const Function& func, const ControlFlowGraph& cfg, const DominatorTree& dom)
+    : depth_(func.num_blocks(), 0), innermost_(func.num_blocks(), -1) {
+  // Headers in RPO order, so an outer loop's header precedes its inner loops'.
+  std::vector<int> loop_of_header(func.num_blocks(), -1);
+  std::vector<std::vector<Block>> bodies;
+  std::vector<int> stamp(func.num_blocks(), -1);
+  for (Block h : cfg.rpo()) {
+    std::vector<Block> work;
+    for (const Edge& e : cfg.preds(h)) {
+      if (dom.Dominates(h, e.from)) work.push_back(e.from);
+    }
+    if (work.empty()) continue;
+    int loop = static_cast<int>(headers_.size());
+    headers_.push_back(h);
+    loop_of_header[h.index()] = loop;
+    std::vector<Block> body = {h};
+    stamp[h.index()] = loop;
+    while (!work.empty()) {
+      Block b = work.back();
+      work.pop_back();
+      if (stamp[b.index()] == loop || !cfg.Reachable(b)) continue;
+      stamp[b.index()] = loop;
+      body.push_back(b);
+      for (const Edge& e : cfg.preds(b)) work.push_back(e.from);
+    }
+    bodies.push_back(std::move(body));
+  }
+  // Outer loops come first in `headers_`; assigning innermost in that order leaves
+  // each block with its innermost loop, and each loop's parent is the innermost
+  // loop (seen before it) that contains its header.
+  parents_.assign(headers_.size(), -1);
+  for (size_t l = 0; l < headers_.size(); ++l) {
+    parents_[l] = innermost_[headers_[l].index()];
+    for (Block b : bodies[l]) {
+      innermost_[b.index()] = static_cast<int>(l);
+      ++depth_[b.index()];
+    }
+  }
+}
+
+bool LoopNest::IsHeader(Block b) const {
+  return std::find(headers_.begin(), headers_.end(), b) != headers_.end();
+}
+
+int SplitCriticalEdges(Function& func) {
+  return SplitCriticalEdges(func, [](const Edge&) { return true; });
+}
+
+int SplitCriticalEdges(Function& func, const std::function<bool(const Edge&)>& filter) {
+  ControlFlowGraph cfg(func);
+  std::vector<Edge> critical = cfg.CriticalEdges();
+  critical.erase(std::remove_if(critical.begin(), critical.end(), [&](const Edge& e) { return !filter(e); }),
+                 critical.end());
+  for (const Edge& e : critical) {
+    Block mid = func.NewBlock();
+    func.InsertInLayoutAfter(mid, e.from);
+    const BranchTarget bt = func.inst(e.branch).targets[e.target];
+    absl::Span<const Operand> moved = func.BranchArgs(e.branch, e.target);
+    std::vector<Operand> args(moved.begin(), moved.end());
+    // The new block jumps on with the arguments; the branch now passes none.
+    InstData jump;
+    jump.opcode = Opcode::kJump;
+    jump.num_targets = 1;
+    jump.targets[0] = BranchTarget{bt.block, 0, static_cast<uint16_t>(args.size())};
+    Inst j = func.NewInst(jump, args);  // may reallocate the instruction table
+    func.block(mid).insts.push_back(j);
+    // Rebuild the branch's operands without this target's arguments.
+    std::vector<Operand> kept;
+    absl::Span<const Operand> old = func.operands(e.branch);
+    for (size_t i = 0; i < old.size(); ++i) {
+      bool is_arg = i >= bt.first_arg && i < size_t{bt.first_arg} + bt.num_args;
+      if (!is_arg) kept.push_back(old[i]);
+    }
+    func.SetOperands(e.branch, kept);
+    InstData& br = func.inst(e.branch);
+    for (int t = 0; t < br.num_targets; ++t) {
+      if (t == e.target) {
+        br.targets[t] = BranchTarget{mid, bt.first_arg, 0};
+      } else if (br.targets[t].first_arg > bt.first_arg) {
+        br.targets[t].first_arg = static_cast<uint16_t>(br.targets[t].first_arg - bt.num_args);
+      }
+    }
+  }
+  return static_cast<int>(critical.size());
+}
+
+}  // namespace regalloc
+

@@ -1,0 +1,179 @@
+#include "ssa/ir.h"
+
+#include <algorithm>
+
+namespace regalloc {
+
+absl::string_view OpcodeName(Opcode op) {
+  switch (op) {
+    case Opcode::kConst: return "const";
+    case Opcode::kAdd: return "add";
+    case Opcode::kSub: return "sub";
+    case Opcode::kMul: return "mul";
+    case Opcode::kDiv: return "div";
+    case Opcode::kRem: return "rem";
+    case Opcode::kAnd: return "and";
+    case Opcode::kOr: return "or";
+    case Opcode::kXor: return "xor";
+    case Opcode::kShl: return "shl";
+    case Opcode::kShr: return "shr";
+    case Opcode::kSar: return "sar";
+    case Opcode::kCmp: return "cmp";
+    case Opcode::kFadd: return "fadd";
+    case Opcode::kFsub: return "fsub";
+    case Opcode::kFmul: return "fmul";
+    case Opcode::kFdiv: return "fdiv";
+    case Opcode::kLoad: return "load";
+    case Opcode::kStore: return "store";
+    case Opcode::kCopy: return "copy";
+    case Opcode::kCall: return "call";
+    case Opcode::kRet: return "ret";
+    case Opcode::kJump: return "jump";
+    case Opcode::kBr: return "br";
+    case Opcode::kSpill: return "spill";
+    case Opcode::kReload: return "reload";
+    case Opcode::kMove: return "move";
+    case Opcode::kParallelCopy: return "parallel_copy";
+  }
+  return "?";
+}
+
+absl::string_view CondCodeName(CondCode cc) {
+  switch (cc) {
+    case CondCode::kEq: return "eq";
+    case CondCode::kNe: return "ne";
+    case CondCode::kLt: return "lt";
+    case CondCode::kLe: return "le";
+    case CondCode::kGt: return "gt";
+    case CondCode::kGe: return "ge";
+    case CondCode::kUlt: return "ult";
+    case CondCode::kUle: return "ule";
+    case CondCode::kUgt: return "ugt";
+    case CondCode::kUge: return "uge";
+  }
+  return "?";
+}
+
+Value Function::NewValue(Type type) {
+  value_types_.push_back(type);
+  value_exists_.push_back(1);
+  return Value(static_cast<uint32_t>(value_types_.size() - 1));
+}
+
+void Function::EnsureValue(Value v, Type type) {
+  if (v.index() >= value_types_.size()) {
+    value_types_.resize(v.index() + 1, Type::kI64);
+    value_exists_.resize(v.index() + 1, 0);
+  }
+  value_types_[v.index()] = type;
+  value_exists_[v.index()] = 1;
+}
+
+Block Function::NewBlock() {
+  blocks_.emplace_back();
+  return Block(static_cast<uint32_t>(blocks_.size() - 1));
+}
+
+void Function::EnsureBlock(Block b) {
+  if (b.index() >= blocks_.size()) blocks_.resize(b.index() + 1);
+}
+
+void Function::AppendToLayout(Block b) {
+  blocks_[b.index()].in_layout = true;
+  layout_.push_back(b);
+}
+
+void Function::InsertInLayoutAfter(Block b, Block after) {
+  blocks_[b.index()].in_layout = true;
+  auto it = std::find(layout_.begin(), layout_.end(), after);
+  layout_.insert(it == layout_.end() ? it : it + 1, b);
+}
+
+Inst Function::NewInst(const InstData& data, absl::Span<const Operand> operands) {
+  InstData d = data;
+  d.first_operand = static_cast<uint32_t>(operand_pool_.size());
+  d.num_operands = static_cast<uint16_t>(operands.size());
+  operand_pool_.insert(operand_pool_.end(), operands.begin(), operands.end());
+  insts_.push_back(d);
+  return Inst(static_cast<uint32_t>(insts_.size() - 1));
+}
+
+void Function::SetOperands(Inst i, absl::Span<const Operand> operands) {
+  InstData& d = insts_[i.index()];
+  if (operands.size() <= d.num_operands) {
+    std::copy(operands.begin(), operands.end(), operand_pool_.begin() + d.first_operand);
+  } else {
+    d.first_operand = static_cast<uint32_t>(operand_pool_.size());
+    operand_pool_.insert(operand_pool_.end(), operands.begin(), operands.end());
+  }
+  d.num_operands = static_cast<uint16_t>(operands.size());
+}
+
+const Operand* Function::UseOperand(Inst i, int k) const {
+  for (const Operand& op : operands(i)) {
+    if (op.IsUse() && k-- == 0) return &op;
+  }
+  return nullptr;
+}
+
+Inst Function::Terminator(Block b) const {
+  const std::vector<Inst>& insts = blocks_[b.index()].insts;
+  if (insts.empty() || !IsTerminator(inst(insts.back()).opcode)) return Inst();
+  return insts.back();
+}
+
+int Function::CountInstsInLayout() const {
+  int n = 0;
+  for (Block b : layout_) n += static_cast<int>(blocks_[b.index()].insts.size());
+  return n;
+}
+
+int Function::InternCallee(absl::string_view name) {
+  for (size_t i = 0; i < callees_.size(); ++i) {
+    if (callees_[i] == name) return static_cast<int>(i);
+  }
+  callees_.emplace_back(name);
+  return static_cast<int>(callees_.size() - 1);
+}
+
+int Function::InternClobbers(const RegSet& set) {
+  for (size_t i = 0; i < clobber_sets_.size(); ++i) {
+    if (clobber_sets_[i] == set) return static_cast<int>(i);
+  }
+  clobber_sets_.push_back(set);
+  return static_cast<int>(clobber_sets_.size() - 1);
+}
+
+RegSet Function::Clobbers(Inst i) const {
+  int id = insts_[i.index()].clobbers;
+  return id < 0 ? RegSet() : clobber_sets_[id];
+}
+
+StackSlot Function::NewStackSlot(int size) {
+  stack_slots_.push_back(StackSlotData{size});
+  return StackSlot(static_cast<uint32_t>(stack_slots_.size() - 1));
+}
+
+void Function::EnsureStackSlot(StackSlot s, int size) {
+  if (s.index() >= stack_slots_.size()) stack_slots_.resize(s.index() + 1);
+  stack_slots_[s.index()].size = size;
+}
+
+bool Function::IsAllocated() const {
+  bool any = false;
+  for (Block b : layout_) {
+    for (const Operand& p : blocks_[b.index()].params) {
+      if (p.location().IsNone()) return false;
+      any = true;
+    }
+    for (Inst i : blocks_[b.index()].insts) {
+      for (const Operand& op : operands(i)) {
+        if (op.location().IsNone()) return false;
+        any = true;
+      }
+    }
+  }
+  return any;
+}
+
+}  // namespace regalloc

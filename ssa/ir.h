@@ -1,0 +1,357 @@
+// The IR every phase works on: a function of blocks in layout order, each block a
+// list of instructions, each instruction an opcode and operands. Values are dense
+// ids with one definition each: an instruction result or a block parameter (block
+// parameters replace phi nodes, as Cretonne's EBB parameters do).
+//
+// Operands carry the register constraint of their use or def (Reg, Any, Stack,
+// Fixed, Reuse), their position (Early or Late) and, after allocation, a Location.
+// Allocation rewrites the function in place: every operand gets a location, and the
+// inserted `spill` / `reload` / `move` / `parallel_copy` instructions pair each def
+// with a use of the same type: the use says which value the source holds, the def
+// which value the destination holds afterwards. Spills and reloads name one value on
+// both sides (`v1[ss0] = spill v1[%rax]`); block-parameter lowering moves a branch
+// argument into the parameter (`v3[%rbx] = move v1[%rax]`). A pair naming one value
+// re-locates it and defines nothing; a pair naming two values defines the def's
+// value (once in SSA form; once per incoming edge after parameters are lowered).
+//
+//   Function f("sum", {Type::kI64}, {Type::kI64});
+//   FunctionBuilder b(f);   // ssa/builder.h
+//
+// Ids index flat vectors: `f.value_type(v)`, `f.block(b)`, `f.inst(i)`. Operands of
+// all instructions live in one pool (`f.operands(i)` is a span into it), so a
+// function of a million instructions makes a handful of allocations.
+#ifndef REGALLOC_SSA_IR_H_
+#define REGALLOC_SSA_IR_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "base/id.h"
+#include "targets/target.h"
+#include "targets/type.h"
+
+namespace regalloc {
+
+struct ValueTag {};
+struct BlockTag {};
+struct InstTag {};
+struct StackSlotTag {};
+using Value = Id<ValueTag>;
+using Block = Id<BlockTag>;
+using Inst = Id<InstTag>;
+using StackSlot = Id<StackSlotTag>;
+
+enum class Opcode : uint8_t {
+  kConst,   // vD = const.T imm
+  kAdd,     // integer ops: vD = op vA, vB (both of the result type)
+  kSub,
+  kMul,
+  kDiv,     // signed; x / 0 = 0, INT_MIN / -1 = INT_MIN
+  kRem,     // signed; x % 0 = x, INT_MIN % -1 = 0
+  kAnd,
+  kOr,
+  kXor,
+  kShl,     // shift counts are taken modulo the bit width
+  kShr,     // logical
+  kSar,     // arithmetic
+  kCmp,     // vD:i32 = cmp.cc vA, vB (1 or 0); floats compare ordered
+  kFadd,    // float ops on f32 / f64
+  kFsub,
+  kFmul,
+  kFdiv,
+  kLoad,    // vD = load.T vAddr, offset   (sandboxed memory; see the interpreter)
+  kStore,   // store vVal, vAddr, offset
+  kCopy,    // vD = copy vA
+  kCall,    // vD... = call.T... %callee(vA...)  (an opaque, deterministic callee)
+  kRet,     // ret vA...
+  kJump,    // jump blockN(args...)
+  kBr,      // br vCond, blockT(args...), blockF(args...)   (taken when vCond != 0)
+  // The allocator's own: def k receives the value of use k (see above).
+  kSpill,         // v[slot] = spill v[reg]
+  kReload,        // v[reg] = reload v[slot]
+  kMove,          // v[loc] = move v[loc]
+  kParallelCopy,  // vA[..], vB[..] = parallel_copy vA[..], vB[..]  (all read, then all written)
+};
+inline constexpr int kNumOpcodes = static_cast<int>(Opcode::kParallelCopy) + 1;
+
+enum class CondCode : uint8_t { kEq, kNe, kLt, kLe, kGt, kGe, kUlt, kUle, kUgt, kUge };
+inline constexpr int kNumCondCodes = 10;
+
+absl::string_view OpcodeName(Opcode op);
+absl::string_view CondCodeName(CondCode cc);
+inline bool IsTerminator(Opcode op) {
+  return op == Opcode::kRet || op == Opcode::kJump || op == Opcode::kBr;
+}
+inline bool IsBranch(Opcode op) { return op == Opcode::kJump || op == Opcode::kBr; }
+// spill, reload, move, parallel_copy: instructions that move values between locations.
+inline bool IsMoveLike(Opcode op) {
+  return op == Opcode::kSpill || op == Opcode::kReload || op == Opcode::kMove ||
+         op == Opcode::kParallelCopy;
+}
+
+// Where a value lives after allocation: nothing yet, a physical register, or a
+// stack slot. Packed in 32 bits: kind in the top two bits, the index below.
+class Location {
+ public:
+  enum class Kind : uint8_t { kNone = 0, kReg = 1, kStack = 2 };
+
+  constexpr Location() : bits_(0) {}
+  static Location Reg(PReg r) { return Location(Kind::kReg, r.index()); }
+  static Location Stack(StackSlot s) { return Location(Kind::kStack, s.index()); }
+
+  Kind kind() const { return static_cast<Kind>(bits_ >> 30); }
+  bool IsNone() const { return kind() == Kind::kNone; }
+  bool IsReg() const { return kind() == Kind::kReg; }
+  bool IsStack() const { return kind() == Kind::kStack; }
+  // Preconditions: IsReg() / IsStack().
+  PReg reg() const { return PReg(bits_ & kIndexMask); }
+  StackSlot slot() const { return StackSlot(bits_ & kIndexMask); }
+
+  friend bool operator==(Location a, Location b) { return a.bits_ == b.bits_; }
+  friend bool operator!=(Location a, Location b) { return a.bits_ != b.bits_; }
+  friend bool operator<(Location a, Location b) { return a.bits_ < b.bits_; }
+  template <typename H>
+  friend H AbslHashValue(H h, Location l) {
+    return H::combine(std::move(h), l.bits_);
+  }
+
+ private:
+  static constexpr uint32_t kIndexMask = (uint32_t{1} << 30) - 1;
+  Location(Kind kind, uint32_t index) : bits_((static_cast<uint32_t>(kind) << 30) | index) {}
+  uint32_t bits_;
+};
+
+enum class OperandKind : uint8_t { kUse, kDef };
+
+// When, within its instruction, an operand is read or written. Uses default to
+// Early, defs to Late. An Early def is written before Late uses are read (an early
+// clobber: it may not share a register with any use still needed). A Late use is
+// read after the instruction's Early defs and clobbers (it stays live across them).
+enum class Position : uint8_t { kEarly, kLate };
+
+enum class ConstraintKind : uint8_t {
+  kReg,    // any register of the value's class (the default)
+  kAny,    // a register or a stack slot ("reg-optional": x86 memory operands)
+  kStack,  // a stack slot only
+  kFixed,  // exactly the register `fixed_reg()`
+  kReuse,  // a def that must take the register of use operand `reuse_index()`
+           // (x86 two-address forms: `v3@reuse0 = sub v1, v2`)
+};
+
+// One use or def of a value by an instruction or block header.
+// Layout (16 bytes): value | location | constraint argument (preg or use index) |
+// kind | position | constraint kind.
+class Operand {
+ public:
+  Operand() = default;
+  static Operand Use(Value v) { return Operand(v, OperandKind::kUse, Position::kEarly); }
+  static Operand Def(Value v) { return Operand(v, OperandKind::kDef, Position::kLate); }
+  static Operand FixedUse(Value v, PReg r) { return Use(v).WithFixed(r); }
+  static Operand FixedDef(Value v, PReg r) { return Def(v).WithFixed(r); }
+  static Operand AnyUse(Value v) { return Use(v).WithConstraint(ConstraintKind::kAny); }
+  static Operand StackUse(Value v) { return Use(v).WithConstraint(ConstraintKind::kStack); }
+  // A def tied to the register of the instruction's `use_index`-th use.
+  static Operand ReuseDef(Value v, int use_index) {
+    Operand o = Def(v);
+    o.constraint_ = ConstraintKind::kReuse;
+    o.arg_ = static_cast<uint16_t>(use_index);
+    return o;
+  }
+
+  Value value() const { return value_; }
+  OperandKind kind() const { return kind_; }
+  bool IsUse() const { return kind_ == OperandKind::kUse; }
+  bool IsDef() const { return kind_ == OperandKind::kDef; }
+  Position position() const { return position_; }
+  ConstraintKind constraint() const { return constraint_; }
+  // Precondition: constraint() == kFixed.
+  PReg fixed_reg() const { return PReg(arg_); }
+  // Precondition: constraint() == kReuse.
+  int reuse_index() const { return arg_; }
+  Location location() const { return location_; }
+  // The default position for this operand's kind.
+  bool HasDefaultPosition() const {
+    return position_ == (IsUse() ? Position::kEarly : Position::kLate);
+  }
+
+  Operand WithConstraint(ConstraintKind c) const {
+    Operand o = *this;
+    o.constraint_ = c;
+    o.arg_ = 0;
+    return o;
+  }
+  Operand WithFixed(PReg r) const {
+    Operand o = *this;
+    o.constraint_ = ConstraintKind::kFixed;
+    o.arg_ = static_cast<uint16_t>(r.index());
+    return o;
+  }
+  Operand WithPosition(Position p) const {
+    Operand o = *this;
+    o.position_ = p;
+    return o;
+  }
+  Operand WithLocation(Location l) const {
+    Operand o = *this;
+    o.location_ = l;
+    return o;
+  }
+  void set_value(Value v) { value_ = v; }
+  void set_location(Location l) { location_ = l; }
+
+  friend bool operator==(const Operand& a, const Operand& b) {
+    return a.value_ == b.value_ && a.location_ == b.location_ && a.arg_ == b.arg_ &&
+           a.kind_ == b.kind_ && a.position_ == b.position_ && a.constraint_ == b.constraint_;
+  }
+
+ private:
+  Operand(Value v, OperandKind k, Position p) : value_(v), kind_(k), position_(p) {}
+
+  Value value_;
+  Location location_;
+  uint16_t arg_ = 0;
+  OperandKind kind_ = OperandKind::kUse;
+  Position position_ = Position::kEarly;
+  ConstraintKind constraint_ = ConstraintKind::kReg;
+};
+
+// A branch target: a block and the range of the branch's operands passed to its
+// parameters (indices into the instruction's operand list).
+struct BranchTarget {
+  Block block;
+  uint16_t first_arg = 0;
+  uint16_t num_args = 0;
+};
+
+struct InstData {
+  Opcode opcode = Opcode::kCopy;
+  CondCode cc = CondCode::kEq;   // kCmp
+  Type type = Type::kI64;        // kConst, kLoad: the result type
+  uint8_t num_targets = 0;       // kJump: 1, kBr: 2
+  uint16_t num_operands = 0;
+  uint32_t first_operand = 0;    // index into the function's operand pool
+  int32_t clobbers = -1;         // index into Function::clobber_sets(), or -1
+  int64_t imm = 0;               // kConst: value bits; kLoad/kStore: offset; kCall: callee id
+  BranchTarget targets[2];
+};
+
+struct BlockData {
+  std::vector<Operand> params;  // defs, one per parameter
+  std::vector<Inst> insts;      // in order
+  bool in_layout = false;
+};
+
+struct StackSlotData {
+  int size = 8;  // bytes
+};
+
+class Function {
+ public:
+  Function() = default;
+  Function(std::string name, std::vector<Type> params, std::vector<Type> results)
+      : name_(std::move(name)), param_types_(std::move(params)), result_types_(std::move(results)) {}
+
+  // Signature.
+  const std::string& name() const { return name_; }
+  void set_name(std::string name) { name_ = std::move(name); }
+  const std::vector<Type>& param_types() const { return param_types_; }
+  const std::vector<Type>& result_types() const { return result_types_; }
+  std::vector<Type>& mutable_param_types() { return param_types_; }
+  std::vector<Type>& mutable_result_types() { return result_types_; }
+
+  // Values. Ids are dense; a value id may be unused ("a hole") after edits or when
+  // parsed text skips numbers.
+  Value NewValue(Type type);
+  // Makes sure value `v` exists with `type` (the parser names values by number).
+  void EnsureValue(Value v, Type type);
+  int num_values() const { return static_cast<int>(value_types_.size()); }
+  bool ValueExists(Value v) const { return v.index() < value_types_.size() && value_exists_[v.index()]; }
+  Type value_type(Value v) const { return value_types_[v.index()]; }
+  void set_value_type(Value v, Type t) { value_types_[v.index()] = t; }
+
+  // Blocks. `layout()` is the order blocks are printed and numbered in; the first
+  // is the entry block.
+  Block NewBlock();
+  // Makes sure block id `b` exists (the parser names blocks by number).
+  void EnsureBlock(Block b);
+  int num_blocks() const { return static_cast<int>(blocks_.size()); }
+  bool BlockExists(Block b) const { return b.index() < blocks_.size(); }
+  BlockData& block(Block b) { return blocks_[b.index()]; }
+  const BlockData& block(Block b) const { return blocks_[b.index()]; }
+  const std::vector<Block>& layout() const { return layout_; }
+  void AppendToLayout(Block b);
+  // Inserts `b` into the layout right after `after`.
+  void InsertInLayoutAfter(Block b, Block after);
+  Block entry() const { return layout_.empty() ? Block() : layout_.front(); }
+
+  // Instructions. `NewInst` creates an instruction not yet placed in a block.
+  Inst NewInst(const InstData& data, absl::Span<const Operand> operands);
+  int num_insts() const { return static_cast<int>(insts_.size()); }
+  InstData& inst(Inst i) { return insts_[i.index()]; }
+  const InstData& inst(Inst i) const { return insts_[i.index()]; }
+  absl::Span<Operand> operands(Inst i) {
+    const InstData& d = insts_[i.index()];
+    return absl::MakeSpan(operand_pool_.data() + d.first_operand, d.num_operands);
+  }
+  absl::Span<const Operand> operands(Inst i) const {
+    const InstData& d = insts_[i.index()];
+    return absl::MakeConstSpan(operand_pool_.data() + d.first_operand, d.num_operands);
+  }
+  // Replaces an instruction's operands (the old ones stay in the pool, unused).
+  void SetOperands(Inst i, absl::Span<const Operand> operands);
+  // The k-th use operand of `i` (0-based among uses); nullptr if there is none.
+  const Operand* UseOperand(Inst i, int k) const;
+  // The args a branch passes to its `t`-th target.
+  absl::Span<const Operand> BranchArgs(Inst i, int t) const {
+    const InstData& d = insts_[i.index()];
+    return operands(i).subspan(d.targets[t].first_arg, d.targets[t].num_args);
+  }
+  // The block's terminator, or an invalid id if it doesn't end in one.
+  Inst Terminator(Block b) const;
+  // Total instructions placed in blocks of the layout.
+  int CountInstsInLayout() const;
+
+  // Calls name their callee through an interned table.
+  int InternCallee(absl::string_view name);
+  const std::string& callee(int id) const { return callees_[id]; }
+  int num_callees() const { return static_cast<int>(callees_.size()); }
+
+  // Clobber sets are interned: most calls of a function share one.
+  int InternClobbers(const RegSet& set);
+  const RegSet& clobber_set(int id) const { return clobber_sets_[id]; }
+  int num_clobber_sets() const { return static_cast<int>(clobber_sets_.size()); }
+  // The clobbers of `i` (empty when it has none).
+  RegSet Clobbers(Inst i) const;
+
+  // Stack slots of the frame.
+  StackSlot NewStackSlot(int size);
+  int num_stack_slots() const { return static_cast<int>(stack_slots_.size()); }
+  const StackSlotData& stack_slot(StackSlot s) const { return stack_slots_[s.index()]; }
+  void EnsureStackSlot(StackSlot s, int size);
+
+  // True when every operand of the layout carries a location (the function is an
+  // allocation result).
+  bool IsAllocated() const;
+
+ private:
+  std::string name_;
+  std::vector<Type> param_types_;
+  std::vector<Type> result_types_;
+  std::vector<Type> value_types_;
+  std::vector<uint8_t> value_exists_;
+  std::vector<BlockData> blocks_;
+  std::vector<Block> layout_;
+  std::vector<InstData> insts_;
+  std::vector<Operand> operand_pool_;
+  std::vector<std::string> callees_;
+  std::vector<RegSet> clobber_sets_;
+  std::vector<StackSlotData> stack_slots_;
+};
+
+}  // namespace regalloc
+
+#endif  // REGALLOC_SSA_IR_H_

@@ -1,0 +1,115 @@
+#include "ssa/lower_params.h"
+
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+#include "ssa/cfg.h"
+#include "ssa/parallel_copy.h"
+
+namespace regalloc {
+namespace {
+
+// Creates the instruction for one sequentialized step.
+Inst EmitStep(Function& func, const CopyStep& step) {
+  auto def = [](Value v, Location l) { return Operand::Def(v).WithConstraint(ConstraintKind::kAny).WithLocation(l); };
+  auto use = [](Value v, Location l) { return Operand::Use(v).WithConstraint(ConstraintKind::kAny).WithLocation(l); };
+  InstData d;
+  if (step.kind == CopyStep::Kind::kSwap) {
+    d.opcode = Opcode::kParallelCopy;
+    Operand ops[4] = {def(step.def_dst, step.dst), def(step.def_src, step.src), use(step.use_src, step.src),
+                      use(step.use_dst, step.dst)};
+    return func.NewInst(d, ops);
+  }
+  d.opcode = step.src.IsReg() && step.dst.IsStack()   ? Opcode::kSpill
+             : step.src.IsStack() && step.dst.IsReg() ? Opcode::kReload
+                                                      : Opcode::kMove;
+  Operand ops[2] = {def(step.def_dst, step.dst), use(step.use_src, step.src)};
+  return func.NewInst(d, ops);
+}
+
+}  // namespace
+
+absl::StatusOr<LowerParamsStats> LowerBlockParams(Function& func, const Target& target) {
+  LowerParamsStats stats;
+  for (Block b : func.layout()) {
+    for (const Operand& p : func.block(b).params) {
+      if (p.location().IsNone()) {
+        return absl::FailedPreconditionError(absl::StrCat("function %", func.name(), ", block", b.index(),
+                                                          ": parameter v", p.value().index(),
+                                                          " has no location; run an allocator before lower_params"));
+      }
+    }
+    Inst term = func.Terminator(b);
+    if (!term.IsValid()) continue;
+    for (int t = 0; t < func.inst(term).num_targets; ++t) {
+      for (const Operand& a : func.BranchArgs(term, t)) {
+        if (a.location().IsNone()) {
+          return absl::FailedPreconditionError(absl::StrCat("function %", func.name(), ", block", b.index(),
+                                                            ": branch argument v", a.value().index(),
+                                                            " has no location; run an allocator before lower_params"));
+        }
+      }
+    }
+  }
+  // Does the edge move anything?
+  auto needs_moves = [&](const Edge& e) {
+    absl::Span<const Operand> args = func.BranchArgs(e.branch, e.target);
+    const std::vector<Operand>& params = func.block(e.to).params;
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (args[i].location() != params[i].location()) return true;
+    }
+    return false;
+  };
+  stats.edges_split = SplitCriticalEdges(func, needs_moves);
+
+  ParallelCopyOptions options;
+  options.use_swap = target.has_swap();
+  options.new_stack_slot = [&](Type t) {
+    ++stats.stack_temps;
+    return func.NewStackSlot(TypeSize(t));
+  };
+  ControlFlowGraph cfg(func);
+  std::vector<Block> layout = func.layout();
+  for (Block b : layout) {
+    for (const Edge& e : cfg.succs(b)) {
+      if (!needs_moves(e)) continue;
+      absl::Span<const Operand> args = func.BranchArgs(e.branch, e.target);
+      const std::vector<Operand>& params = func.block(e.to).params;
+      std::vector<CopyMove> moves;
+      for (size_t i = 0; i < args.size(); ++i) {
+        moves.push_back(CopyMove{args[i].location(), params[i].location(), args[i].value(), params[i].value(),
+                                 func.value_type(params[i].value())});
+      }
+      RA_ASSIGN_OR_RETURN(std::vector<CopyStep> steps, SequentializeParallelCopy(moves, target, options));
+      ++stats.edges_with_moves;
+      std::vector<Inst> emitted;
+      for (const CopyStep& step : steps) {
+        emitted.push_back(EmitStep(func, step));
+        ++stats.moves;
+        stats.swaps += step.kind == CopyStep::Kind::kSwap;
+      }
+      std::vector<Inst>& from_insts = func.block(e.from).insts;
+      if (cfg.succs(e.from).size() == 1) {
+        from_insts.insert(from_insts.end() - 1, emitted.begin(), emitted.end());
+      } else {
+        std::vector<Inst>& to_insts = func.block(e.to).insts;
+        to_insts.insert(to_insts.begin(), emitted.begin(), emitted.end());
+      }
+    }
+  }
+  // Drop parameters and arguments.
+  for (Block b : layout) {
+    func.block(b).params.clear();
+    Inst term = func.Terminator(b);
+    if (!term.IsValid() || !IsBranch(func.inst(term).opcode)) continue;
+    std::vector<Operand> kept;
+    if (func.inst(term).opcode == Opcode::kBr) kept.push_back(func.operands(term)[0]);
+    func.SetOperands(term, kept);
+    InstData& d = func.inst(term);
+    for (int t = 0; t < d.num_targets; ++t) d.targets[t] = BranchTarget{d.targets[t].block, static_cast<uint16_t>(kept.size()), 0};
+  }
+  return stats;
+}
+
+}  // namespace regalloc

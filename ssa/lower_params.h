@@ -1,0 +1,39 @@
+// Lowers block parameters of an allocated function to moves on the incoming edges
+// (the last step of the `ssa` pipeline, and of resolution in the others).
+//
+//   absl::StatusOr<LowerParamsStats> stats = LowerBlockParams(func, target);
+//
+// Preconditions: every block parameter and branch argument has a location
+// (FailedPrecondition naming the first that lacks one). For each edge, the
+// arguments' locations are copied to the parameters' locations as one parallel
+// copy, sequentialized by SequentializeParallelCopy (ssa/parallel_copy.h): before
+// the branch when the source has one successor, at the top of the target when it
+// has one predecessor, and in a new block on a split critical edge otherwise
+// (only edges that need moves are split). Afterwards no block has parameters and
+// no branch passes arguments. The emitted instructions are `move`, `spill`
+// (register to stack), `reload` (stack to register) and, for register swaps on
+// targets that have them, two-element `parallel_copy`s; each def names the
+// parameter, each use the argument. Cycles without a swap go through a new stack
+// slot.
+#ifndef REGALLOC_SSA_LOWER_PARAMS_H_
+#define REGALLOC_SSA_LOWER_PARAMS_H_
+
+#include "absl/status/statusor.h"
+#include "ssa/ir.h"
+#include "targets/target.h"
+
+namespace regalloc {
+
+struct LowerParamsStats {
+  int edges_with_moves = 0;
+  int moves = 0;  // instructions emitted (a swap counts once)
+  int swaps = 0;
+  int edges_split = 0;
+  int stack_temps = 0;
+};
+
+absl::StatusOr<LowerParamsStats> LowerBlockParams(Function& func, const Target& target);
+
+}  // namespace regalloc
+
+#endif  // REGALLOC_SSA_LOWER_PARAMS_H_

@@ -1,0 +1,161 @@
+#include "ssa/parallel_copy.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+
+namespace regalloc {
+
+bool LocationsOverlap(Location a, Location b, const Target& target) {
+  if (a.IsReg() && b.IsReg()) return target.RegsAlias(a.reg(), b.reg());
+  if (a.IsStack() && b.IsStack()) return a.slot() == b.slot();
+  return false;
+}
+
+namespace {
+
+// Emission preference among ready moves: stores, register moves, reloads, memory moves.
+int Rank(const CopyMove& m) {
+  if (m.src.IsReg()) return m.dst.IsStack() ? 0 : 1;
+  return m.dst.IsReg() ? 2 : 3;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<CopyStep>> SequentializeParallelCopy(absl::Span<const CopyMove> moves,
+                                                                const Target& target,
+                                                                const ParallelCopyOptions& options) {
+  for (size_t a = 0; a < moves.size(); ++a) {
+    if (moves[a].src.IsNone() || moves[a].dst.IsNone()) {
+      return absl::InvalidArgumentError(absl::StrCat("parallel copy of v", moves[a].value.index(),
+                                                     " has no source or destination location"));
+    }
+    for (size_t b = a + 1; b < moves.size(); ++b) {
+      if (LocationsOverlap(moves[a].dst, moves[b].dst, target)) {
+        return absl::InvalidArgumentError(absl::StrCat("parallel copy writes v", moves[a].value.index(), " and v",
+                                                       moves[b].value.index(), " to overlapping destinations"));
+      }
+    }
+  }
+  std::vector<CopyMove> pending;
+  std::vector<CopyStep> steps;
+  auto emit_move = [&](Location src, Location dst, Value use, Value def, Type t) {
+    CopyStep s;
+    s.src = src;
+    s.dst = dst;
+    s.use_src = use;
+    s.def_dst = def;
+    s.type = t;
+    steps.push_back(s);
+  };
+  // Same place, new name (a parameter taking over its argument's location): nothing
+  // moves, but the record of which value is where changes. Emitted last, when no
+  // other move still reads the old name there.
+  std::vector<CopyMove> renames;
+  for (CopyMove m : moves) {
+    if (!m.dst_value.IsValid()) m.dst_value = m.value;
+    if (m.src != m.dst) {
+      pending.push_back(m);
+    } else if (m.dst_value != m.value) {
+      renames.push_back(m);
+    }
+  }
+  auto is_read = [&](Location loc, size_t except) {
+    for (size_t n = 0; n < pending.size(); ++n) {
+      if (n != except && LocationsOverlap(pending[n].src, loc, target)) return true;
+    }
+    return false;
+  };
+
+  while (!pending.empty()) {
+    // Ready moves: their destination is not read by another pending move.
+    size_t best = pending.size();
+    for (size_t k = 0; k < pending.size(); ++k) {
+      if (is_read(pending[k].dst, k)) continue;
+      if (best == pending.size() || Rank(pending[k]) < Rank(pending[best])) best = k;
+      if (Rank(pending[best]) == 0) break;
+    }
+    if (best < pending.size()) {
+      const CopyMove& m = pending[best];
+      emit_move(m.src, m.dst, m.value, m.dst_value, m.type);
+      pending.erase(pending.begin() + best);
+      continue;
+    }
+    // Only cycles remain. Unblock pending[0].
+    CopyMove& m = pending[0];
+    if (options.use_swap && m.src.IsReg() && m.dst.IsReg()) {
+      size_t partner = pending.size();
+      int readers = 0;
+      for (size_t n = 1; n < pending.size(); ++n) {
+        if (LocationsOverlap(pending[n].src, m.dst, target)) {
+          ++readers;
+          if (pending[n].src == m.dst) partner = n;
+        }
+      }
+      if (readers == 1 && partner < pending.size() &&
+          target.Units(m.dst.reg()).Count() == target.Units(m.src.reg()).Count()) {
+        // Exchange: m is done; the value that was in m.dst is now in m.src.
+        CopyStep s;
+        s.kind = CopyStep::Kind::kSwap;
+        s.src = m.src;
+        s.dst = m.dst;
+        s.use_src = m.value;
+        s.def_dst = m.dst_value;
+        s.use_dst = pending[partner].value;
+        s.def_src = pending[partner].value;
+        s.type = m.type;
+        s.type2 = pending[partner].type;
+        steps.push_back(s);
+        Location freed = m.src;
+        Location taken = m.dst;
+        pending.erase(pending.begin());
+        for (CopyMove& n : pending) {
+          if (n.src == taken) n.src = freed;
+        }
+        // A move now reading and writing the same place is done (up to renaming).
+        for (size_t n = 0; n < pending.size();) {
+          if (pending[n].src != pending[n].dst) {
+            ++n;
+            continue;
+          }
+          if (pending[n].dst_value != pending[n].value) renames.push_back(pending[n]);
+          pending.erase(pending.begin() + n);
+        }
+        continue;
+      }
+    }
+    // Save every source that overlaps m's destination into a temporary.
+    Location blocked = m.dst;
+    for (size_t n = 1; n < pending.size(); ++n) {
+      if (!LocationsOverlap(pending[n].src, blocked, target)) continue;
+      Location from = pending[n].src;
+      Type type = pending[n].type;
+      Location temp;
+      if (options.scratch) {
+        std::optional<PReg> r = options.scratch(type);
+        if (r.has_value()) {
+          Location cand = Location::Reg(*r);
+          bool busy = false;
+          for (const CopyMove& p : pending) busy |= LocationsOverlap(p.src, cand, target) || LocationsOverlap(p.dst, cand, target);
+          if (!busy) temp = cand;
+        }
+      }
+      if (temp.IsNone()) {
+        if (!options.new_stack_slot) {
+          return absl::FailedPreconditionError(absl::StrCat("parallel copy has a cycle through v", m.value.index(),
+                                                            " and no swap, scratch register or stack slot to break it"));
+        }
+        temp = Location::Stack(options.new_stack_slot(type));
+      }
+      // The temporary holds the source's value under its own name.
+      emit_move(from, temp, pending[n].value, pending[n].value, type);
+      for (CopyMove& p : pending) {
+        if (p.src == from) p.src = temp;
+      }
+    }
+  }
+  for (const CopyMove& m : renames) emit_move(m.src, m.dst, m.value, m.dst_value, m.type);
+  return steps;
+}
+
+}  // namespace regalloc

@@ -1,0 +1,360 @@
+#include "ssa/verifier.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/functional/function_ref.h"
+#include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+#include "ssa/cfg.h"
+#include "ssa/printer.h"
+
+namespace regalloc {
+namespace {
+
+class Verifier {
+ public:
+  Verifier(const Function& func, const Target& target) : func_(func), target_(target) {}
+  absl::Status Run();
+
+ private:
+  absl::Status FuncError(absl::string_view msg) const {
+    return absl::InvalidArgumentError(absl::StrCat("function %", func_.name(), ": ", msg));
+  }
+  absl::Status BlockError(Block b, absl::string_view msg) const {
+    return absl::InvalidArgumentError(absl::StrCat("function %", func_.name(), ", block", b.index(), ": ", msg));
+  }
+  absl::Status InstError(Block b, int index, Inst i, absl::string_view msg) const {
+    return absl::InvalidArgumentError(absl::StrCat("function %", func_.name(), ", block", b.index(), ", inst ",
+                                                   index, " `", PrintInst(func_, i, target_), "`: ", msg));
+  }
+  absl::Status CheckStructure();
+  absl::Status CheckInst(Block b, int index, Inst i);
+  absl::Status CheckOperandShape(Block b, int index, Inst i);
+  absl::Status CheckOperand(const Operand& op, absl::FunctionRef<absl::Status(absl::string_view)> error);
+  absl::Status CheckFixedConflicts(absl::Span<const Operand> ops,
+                                   absl::FunctionRef<absl::Status(absl::string_view)> error);
+  absl::Status CheckSsa();
+
+  const Function& func_;
+  const Target& target_;
+  bool allocated_ = false;
+};
+
+std::string V(Value v) { return absl::StrCat("v", v.index()); }
+
+absl::Status Verifier::Run() {
+  if (func_.layout().empty()) return FuncError("has no blocks");
+  allocated_ = func_.IsAllocated();
+  RA_RETURN_IF_ERROR(CheckStructure());
+  for (Block b : func_.layout()) {
+    const std::vector<Inst>& insts = func_.block(b).insts;
+    for (const Operand& p : func_.block(b).params) {
+      RA_RETURN_IF_ERROR(CheckOperand(p, [&](absl::string_view m) {
+        return BlockError(b, absl::StrCat("parameter ", V(p.value()), ": ", m));
+      }));
+    }
+    for (size_t k = 0; k < insts.size(); ++k) RA_RETURN_IF_ERROR(CheckInst(b, static_cast<int>(k), insts[k]));
+  }
+  if (!allocated_) RA_RETURN_IF_ERROR(CheckSsa());
+  return absl::OkStatus();
+}
+
+absl::Status Verifier::CheckStructure() {
+  Block entry = func_.entry();
+  const BlockData& eb = func_.block(entry);
+  if (!allocated_ || !eb.params.empty()) {
+    if (eb.params.size() != func_.param_types().size()) {
+      return BlockError(entry, absl::StrCat("the entry block has ", eb.params.size(), " parameters, the signature ",
+                                            func_.param_types().size()));
+    }
+    for (size_t i = 0; i < eb.params.size(); ++i) {
+      Value v = eb.params[i].value();
+      if (func_.ValueExists(v) && func_.value_type(v) != func_.param_types()[i]) {
+        return BlockError(entry, absl::StrCat("parameter ", V(v), " has type ", TypeName(func_.value_type(v)),
+                                              ", the signature says ", TypeName(func_.param_types()[i])));
+      }
+    }
+  }
+  for (Block b : func_.layout()) {
+    const std::vector<Inst>& insts = func_.block(b).insts;
+    if (insts.empty()) return BlockError(b, "is empty (a block ends in a terminator)");
+    for (size_t k = 0; k + 1 < insts.size(); ++k) {
+      if (IsTerminator(func_.inst(insts[k]).opcode)) {
+        return InstError(b, static_cast<int>(k), insts[k], "terminator in the middle of the block");
+      }
+    }
+    if (!IsTerminator(func_.inst(insts.back()).opcode)) {
+      return InstError(b, static_cast<int>(insts.size() - 1), insts.back(),
+                       "the block does not end in a terminator (ret, jump, br)");
+    }
+    const InstData& term = func_.inst(insts.back());
+    for (int t = 0; t < term.num_targets; ++t) {
+      Block to = term.targets[t].block;
+      int index = static_cast<int>(insts.size() - 1);
+      if (!func_.BlockExists(to) || !func_.block(to).in_layout) {
+        return InstError(b, index, insts.back(), absl::StrCat("branch to block", to.index(), ", which is not in the function"));
+      }
+      if (to == entry) return InstError(b, index, insts.back(), "branch to the entry block");
+      const std::vector<Operand>& params = func_.block(to).params;
+      absl::Span<const Operand> args = func_.BranchArgs(insts.back(), t);
+      if (args.size() != params.size()) {
+        return InstError(b, index, insts.back(), absl::StrCat("passes ", args.size(), " arguments to block", to.index(),
+                                                              ", which has ", params.size(), " parameters"));
+      }
+      for (size_t a = 0; a < args.size(); ++a) {
+        Value av = args[a].value();
+        Value pv = params[a].value();
+        if (!func_.ValueExists(av) || !func_.ValueExists(pv)) continue;  // reported below
+        if (func_.value_type(av) != func_.value_type(pv)) {
+          return InstError(b, index, insts.back(),
+                           absl::StrCat("argument ", V(av), " has type ", TypeName(func_.value_type(av)), ", parameter ",
+                                        V(pv), " of block", to.index(), " has type ", TypeName(func_.value_type(pv))));
+        }
+      }
+    }
+  }
+  ControlFlowGraph cfg(func_);
+  for (Block b : func_.layout()) {
+    if (!cfg.Reachable(b)) return BlockError(b, "is unreachable from the entry block");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Verifier::CheckOperand(const Operand& op,
+                                    absl::FunctionRef<absl::Status(absl::string_view)> error) {
+  Value v = op.value();
+  if (!func_.ValueExists(v)) return error(absl::StrCat(V(v), " is not defined"));
+  Location loc = op.location();
+  if (loc.IsReg() && loc.reg().index() >= static_cast<uint32_t>(target_.num_regs())) {
+    return error(absl::StrCat(V(v), " is located in register #", loc.reg().index(), ", which ", target_.name(),
+                              " does not have"));
+  }
+  if (loc.IsStack() && loc.slot().index() >= static_cast<uint32_t>(func_.num_stack_slots())) {
+    return error(absl::StrCat(V(v), " is located in undeclared stack slot ss", loc.slot().index()));
+  }
+  if (op.constraint() == ConstraintKind::kFixed) {
+    PReg r = op.fixed_reg();
+    if (r.index() >= static_cast<uint32_t>(target_.num_regs())) {
+      return error(absl::StrCat(V(v), " is fixed to register #", r.index(), ", which ", target_.name(), " does not have"));
+    }
+    Type t = func_.value_type(v);
+    std::optional<RegClass> cls = target_.ClassFor(t);
+    if (!cls.has_value()) {
+      return error(absl::StrCat(V(v), " has type ", TypeName(t), ", for which ", target_.name(), " has no registers"));
+    }
+    if (!target_.InClass(r, *cls)) {
+      return error(absl::StrCat(V(v), " of type ", TypeName(t), " is fixed to %", target_.RegName(r),
+                                ", which is not an allocatable register of class ", target_.Class(*cls).name));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Verifier::CheckFixedConflicts(absl::Span<const Operand> ops,
+                                           absl::FunctionRef<absl::Status(absl::string_view)> error) {
+  for (size_t a = 0; a < ops.size(); ++a) {
+    if (ops[a].constraint() != ConstraintKind::kFixed) continue;
+    for (size_t b = a + 1; b < ops.size(); ++b) {
+      if (ops[b].constraint() != ConstraintKind::kFixed) continue;
+      if (ops[a].kind() != ops[b].kind() || ops[a].position() != ops[b].position()) continue;
+      if (ops[a].value() == ops[b].value() && ops[a].IsUse()) continue;  // one value, read twice
+      if (target_.RegsAlias(ops[a].fixed_reg(), ops[b].fixed_reg())) {
+        return error(absl::StrCat(V(ops[a].value()), " and ", V(ops[b].value()), " are both fixed to %",
+                                  target_.RegName(ops[a].fixed_reg()), " / %", target_.RegName(ops[b].fixed_reg()),
+                                  " at the same position"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Verifier::CheckInst(Block b, int index, Inst i) {
+  auto error = [&](absl::string_view m) { return InstError(b, index, i, m); };
+  absl::Span<const Operand> ops = func_.operands(i);
+  for (const Operand& op : ops) RA_RETURN_IF_ERROR(CheckOperand(op, error));
+  RA_RETURN_IF_ERROR(CheckOperandShape(b, index, i));
+  RA_RETURN_IF_ERROR(CheckFixedConflicts(ops, error));
+  int num_uses = 0;
+  for (const Operand& op : ops) num_uses += op.IsUse();
+  for (const Operand& op : ops) {
+    if (op.constraint() != ConstraintKind::kReuse) continue;
+    if (!op.IsDef()) return error(absl::StrCat(V(op.value()), ": a reuse constraint is only valid on a def"));
+    if (op.reuse_index() >= num_uses) {
+      return error(absl::StrCat(V(op.value()), "@reuse", op.reuse_index(), " names use #", op.reuse_index(),
+                                ", but the instruction has ", num_uses, " uses"));
+    }
+    const Operand* use = func_.UseOperand(i, op.reuse_index());
+    std::optional<RegClass> dc = target_.ClassFor(func_.value_type(op.value()));
+    std::optional<RegClass> uc = target_.ClassFor(func_.value_type(use->value()));
+    if (dc != uc) {
+      return error(absl::StrCat(V(op.value()), "@reuse", op.reuse_index(), " ties a ",
+                                TypeName(func_.value_type(op.value())), " def to ", V(use->value()), " of type ",
+                                TypeName(func_.value_type(use->value())), ": different register classes"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Verifier::CheckOperandShape(Block b, int index, Inst i) {
+  auto error = [&](absl::string_view m) { return InstError(b, index, i, m); };
+  const InstData& d = func_.inst(i);
+  absl::Span<const Operand> ops = func_.operands(i);
+  size_t num_defs = 0;
+  while (num_defs < ops.size() && ops[num_defs].IsDef()) ++num_defs;
+  for (size_t k = num_defs; k < ops.size(); ++k) {
+    if (ops[k].IsDef()) return error("defs must come before uses");
+  }
+  absl::Span<const Operand> defs = ops.subspan(0, num_defs);
+  absl::Span<const Operand> uses = ops.subspan(num_defs);
+  auto type = [&](const Operand& op) { return func_.value_type(op.value()); };
+  auto counts = [&](size_t nd, size_t nu) -> absl::Status {
+    if (defs.size() != nd || uses.size() != nu) {
+      return error(absl::StrCat("'", OpcodeName(d.opcode), "' takes ", nd, " def(s) and ", nu, " use(s), found ",
+                                defs.size(), " and ", uses.size()));
+    }
+    return absl::OkStatus();
+  };
+  auto want = [&](const Operand& op, Type t) -> absl::Status {
+    if (type(op) != t) {
+      return error(absl::StrCat(V(op.value()), " has type ", TypeName(type(op)), ", expected ", TypeName(t)));
+    }
+    return absl::OkStatus();
+  };
+  auto want_int = [&](const Operand& op) -> absl::Status {
+    if (!IsInteger(type(op))) {
+      return error(absl::StrCat(V(op.value()), " has type ", TypeName(type(op)), ", expected an integer type"));
+    }
+    return absl::OkStatus();
+  };
+  if (d.num_targets > 0 || (d.opcode == Opcode::kJump || d.opcode == Opcode::kBr)) {
+    int expected_targets = d.opcode == Opcode::kJump ? 1 : d.opcode == Opcode::kBr ? 2 : 0;
+    if (d.num_targets != expected_targets) return error("wrong number of branch targets");
+    size_t next = d.opcode == Opcode::kBr ? 1 : 0;
+    for (int t = 0; t < d.num_targets; ++t) {
+      if (d.targets[t].first_arg != next) return error("branch arguments do not follow the operand order");
+      next += d.targets[t].num_args;
+    }
+    if (next != ops.size()) return error("branch arguments do not cover the operands");
+  }
+  switch (d.opcode) {
+    case Opcode::kConst:
+      RA_RETURN_IF_ERROR(counts(1, 0));
+      return want(defs[0], d.type);
+    case Opcode::kAdd: case Opcode::kSub: case Opcode::kMul: case Opcode::kDiv: case Opcode::kRem:
+    case Opcode::kAnd: case Opcode::kOr: case Opcode::kXor: case Opcode::kShl: case Opcode::kShr:
+    case Opcode::kSar:
+      RA_RETURN_IF_ERROR(counts(1, 2));
+      RA_RETURN_IF_ERROR(want_int(defs[0]));
+      RA_RETURN_IF_ERROR(want(uses[0], type(defs[0])));
+      return want(uses[1], type(defs[0]));
+    case Opcode::kFadd: case Opcode::kFsub: case Opcode::kFmul: case Opcode::kFdiv:
+      RA_RETURN_IF_ERROR(counts(1, 2));
+      if (!IsFloat(type(defs[0]))) {
+        return error(absl::StrCat(V(defs[0].value()), " has type ", TypeName(type(defs[0])), ", expected f32 or f64"));
+      }
+      RA_RETURN_IF_ERROR(want(uses[0], type(defs[0])));
+      return want(uses[1], type(defs[0]));
+    case Opcode::kCmp:
+      RA_RETURN_IF_ERROR(counts(1, 2));
+      RA_RETURN_IF_ERROR(want(defs[0], Type::kI32));
+      RA_RETURN_IF_ERROR(want(uses[1], type(uses[0])));
+      if (type(uses[0]) == Type::kV128) return error("cmp does not compare v128 values");
+      if (IsFloat(type(uses[0])) && d.cc >= CondCode::kUlt) {
+        return error(absl::StrCat("unsigned condition '", CondCodeName(d.cc), "' on floats"));
+      }
+      return absl::OkStatus();
+    case Opcode::kLoad:
+      RA_RETURN_IF_ERROR(counts(1, 1));
+      RA_RETURN_IF_ERROR(want(defs[0], d.type));
+      return want_int(uses[0]);
+    case Opcode::kStore:
+      RA_RETURN_IF_ERROR(counts(0, 2));
+      return want_int(uses[1]);
+    case Opcode::kCopy:
+      RA_RETURN_IF_ERROR(counts(1, 1));
+      return want(uses[0], type(defs[0]));
+    case Opcode::kCall:
+      if (d.imm < 0 || d.imm >= func_.num_callees()) return error("call names no callee");
+      return absl::OkStatus();
+    case Opcode::kRet:
+      if (!defs.empty() || uses.size() != func_.result_types().size()) {
+        return error(absl::StrCat("returns ", uses.size(), " value(s), the signature says ", func_.result_types().size()));
+      }
+      for (size_t k = 0; k < uses.size(); ++k) RA_RETURN_IF_ERROR(want(uses[k], func_.result_types()[k]));
+      return absl::OkStatus();
+    case Opcode::kJump:
+      return counts(0, ops.size());
+    case Opcode::kBr:
+      if (uses.empty()) return error("br needs a condition");
+      RA_RETURN_IF_ERROR(counts(0, ops.size()));
+      return want_int(uses[0]);
+    case Opcode::kSpill: case Opcode::kReload: case Opcode::kMove: case Opcode::kParallelCopy:
+      if (d.opcode != Opcode::kParallelCopy) RA_RETURN_IF_ERROR(counts(1, 1));
+      if (defs.size() != uses.size()) return error("a parallel copy needs as many defs as uses");
+      for (size_t k = 0; k < defs.size(); ++k) RA_RETURN_IF_ERROR(want(defs[k], type(uses[k])));
+      return absl::OkStatus();
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Verifier::CheckSsa() {
+  ControlFlowGraph cfg(func_);
+  DominatorTree dom(func_, cfg);
+  // Definition site of each value: block and instruction index (-1: parameter).
+  std::vector<Block> def_block(func_.num_values());
+  std::vector<int> def_index(func_.num_values(), 0);
+  for (Block b : func_.layout()) {
+    for (const Operand& p : func_.block(b).params) {
+      Value v = p.value();
+      if (def_block[v.index()].IsValid()) {
+        return BlockError(b, absl::StrCat("parameter ", V(v), " is already defined in block", def_block[v.index()].index()));
+      }
+      def_block[v.index()] = b;
+      def_index[v.index()] = -1;
+    }
+    const std::vector<Inst>& insts = func_.block(b).insts;
+    for (size_t k = 0; k < insts.size(); ++k) {
+      bool move_like = IsMoveLike(func_.inst(insts[k]).opcode);
+      absl::Span<const Operand> ops = func_.operands(insts[k]);
+      for (size_t o = 0; o < ops.size(); ++o) {
+        const Operand& op = ops[o];
+        if (!op.IsDef()) continue;
+        Value v = op.value();
+        // A move-like pair naming one value re-locates it; it defines nothing.
+        if (move_like && func_.UseOperand(insts[k], static_cast<int>(o))->value() == v) continue;
+        if (def_block[v.index()].IsValid()) {
+          return InstError(b, static_cast<int>(k), insts[k],
+                           absl::StrCat(V(v), " is already defined in block", def_block[v.index()].index()));
+        }
+        def_block[v.index()] = b;
+        def_index[v.index()] = static_cast<int>(k);
+      }
+    }
+  }
+  for (Block b : func_.layout()) {
+    const std::vector<Inst>& insts = func_.block(b).insts;
+    for (size_t k = 0; k < insts.size(); ++k) {
+      for (const Operand& op : func_.operands(insts[k])) {
+        if (!op.IsUse()) continue;
+        Value v = op.value();
+        Block db = def_block[v.index()];
+        if (!db.IsValid()) {
+          return InstError(b, static_cast<int>(k), insts[k], absl::StrCat(V(v), " is used but never defined"));
+        }
+        bool ok = db == b ? def_index[v.index()] < static_cast<int>(k) : dom.Dominates(db, b);
+        if (!ok) {
+          return InstError(b, static_cast<int>(k), insts[k],
+                           absl::StrCat("use of ", V(v), " is not dominated by its definition in block", db.index()));
+        }
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status Verify(const Function& func, const Target& target) { return Verifier(func, target).Run(); }
+
+}  // namespace regalloc

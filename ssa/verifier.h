@@ -1,0 +1,36 @@
+// The IR verifier. Returns OK or the first violation, as InvalidArgument naming the
+// function, the block, the instruction (printed) and the operand at fault:
+//   "function %f, block2, inst 1 `v5 = add v3, v4`: v4 has type f64, expected i64"
+//
+// Checks:
+//  1. Structure: at least one block; every block ends in exactly one terminator;
+//     the entry block has no predecessors and one parameter per signature
+//     parameter; every block is reachable from the entry.
+//  2. Operands: defs come before uses; counts and types per opcode (DESIGN.md's
+//     semantics); branch argument counts and types match the target block's
+//     parameters; `ret` operands match the signature's results.
+//  3. SSA: every value is defined exactly once (an instruction result or a block
+//     parameter) and every use is dominated by its definition. Allocated
+//     functions (every operand has a location) are past SSA — parameters may have
+//     been lowered to parallel copies — so for them these checks are left to the
+//     allocation checker.
+//  4. Constraints: a Fixed register is in the class of its value's type; Reuse(k)
+//     is on a def and names an existing use of the same class; no two different
+//     values are fixed to aliasing registers at the same position and kind; move-like
+//     instructions move values to themselves; locations name existing registers
+//     and stack slots.
+#ifndef REGALLOC_SSA_VERIFIER_H_
+#define REGALLOC_SSA_VERIFIER_H_
+
+#include "absl/status/status.h"
+#include "absl/types/span.h"
+#include "ssa/ir.h"
+#include "targets/target.h"
+
+namespace regalloc {
+
+absl::Status Verify(const Function& func, const Target& target);
+
+}  // namespace regalloc
+
+#endif  // REGALLOC_SSA_VERIFIER_H_
