@@ -166,9 +166,13 @@ int SplitCriticalEdges(Function& func, const std::function<bool(const Edge&)>& f
   std::vector<Edge> critical = cfg.CriticalEdges();
   critical.erase(std::remove_if(critical.begin(), critical.end(), [&](const Edge& e) { return !filter(e); }),
                  critical.end());
+  // New blocks go after their source, in edge order.
+  std::vector<Block> last_placed(func.num_blocks());
   for (const Edge& e : critical) {
     Block mid = func.NewBlock();
-    func.InsertInLayoutAfter(mid, e.from);
+    Block& after = last_placed[e.from.index()];
+    func.InsertInLayoutAfter(mid, after.IsValid() ? after : e.from);
+    after = mid;
     const BranchTarget bt = func.inst(e.branch).targets[e.target];
     absl::Span<const Operand> moved = func.BranchArgs(e.branch, e.target);
     std::vector<Operand> args(moved.begin(), moved.end());

@@ -464,7 +464,12 @@ absl::Status Parser::ParseInst() {
   for (int i = 0; i < kNumOpcodes; ++i) {
     if (OpcodeName(static_cast<Opcode>(i)) == base) opcode = static_cast<Opcode>(i);
   }
-  if (!opcode.has_value()) return ErrorHere(absl::StrCat("unknown opcode '", word, "'"));
+  if (!opcode.has_value()) {
+    if (word.size() > 1 && word[0] == 'v' && absl::ascii_isdigit(word[1])) {
+      return ErrorHere(absl::StrCat("'", word, "' is not a value name (vN, no leading zeros) nor an opcode"));
+    }
+    return ErrorHere(absl::StrCat("unknown opcode '", word, "'"));
+  }
   InstData d;
   d.opcode = *opcode;
   RA_RETURN_IF_ERROR(Advance());

@@ -1,0 +1,251 @@
+#include "ssa/verifier.h"
+
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "ssa/builder.h"
+#include "ssa/parser.h"
+
+namespace regalloc {
+namespace {
+
+using ::testing::HasSubstr;
+
+const Target& X86() { return *TargetByName("x86_64").value(); }
+
+absl::Status VerifyText(const std::string& text) {
+  absl::StatusOr<Function> f = ParseFunction(text, X86());
+  if (!f.ok()) return absl::InternalError(absl::StrCat("did not parse: ", f.status().message()));
+  return Verify(*f, X86());
+}
+
+TEST(VerifierTest, AcceptsLoopsWithValuesLiveThrough) {
+  EXPECT_TRUE(VerifyText(R"(function %f(i64, i64) -> i64 {
+block0(v0: i64, v1: i64):
+    v2 = const.i64 0
+    jump block1(v2)
+block1(v3: i64):
+    v4 = add v3, v1
+    v5 = cmp.lt v4, v0
+    br v5, block1(v4), block2
+block2:
+    ret v0
+})").ok());
+}
+
+struct Violation {
+  const char* name;
+  const char* text;
+  const char* message;
+};
+
+const Violation kViolations[] = {
+    {"use not dominated", R"(function %f(i32) -> i32 {
+block0(v0: i32):
+    br v0, block1, block2
+block1:
+    v1 = const.i32 1
+    jump block3
+block2:
+    jump block3
+block3:
+    ret v1
+})",
+     "function %f, block3, inst 0 `ret v1`: use of v1 is not dominated by its definition in block1"},
+    {"use before def in block", R"(function %f(i32) -> i32 {
+block0(v0: i32):
+    v1 = add v0, v2
+    v2 = const.i32 1
+    ret v1
+})",
+     "block0, inst 0 `v1 = add v0, v2`: use of v2 is not dominated by its definition in block0"},
+    {"self use", R"(function %f(i32) -> i32 {
+block0(v0: i32):
+    v1 = add v0, v1
+    ret v1
+})",
+     "inst 0 `v1 = add v0, v1`: use of v1 is not dominated"},
+    {"no terminator", R"(function %f(i32) {
+block0(v0: i32):
+    v1 = copy v0
+})",
+     "block0, inst 0 `v1 = copy v0`: the block does not end in a terminator (ret, jump, br)"},
+    {"terminator in the middle", R"(function %f() {
+block0:
+    ret
+    v1 = const.i32 1
+    ret
+})",
+     "block0, inst 0 `ret`: terminator in the middle of the block"},
+    {"argument count", R"(function %f(i32) {
+block0(v0: i32):
+    jump block1(v0, v0)
+block1(v1: i32):
+    ret
+})",
+     "block0, inst 0 `jump block1(v0, v0)`: passes 2 arguments to block1, which has 1 parameters"},
+    {"argument type", R"(function %f(i32) {
+block0(v0: i32):
+    jump block1(v0)
+block1(v1: i64):
+    ret
+})",
+     "argument v0 has type i32, parameter v1 of block1 has type i64"},
+    {"ret count", R"(function %f(i32) -> i32 {
+block0(v0: i32):
+    ret
+})",
+     "`ret`: returns 0 value(s), the signature says 1"},
+    {"ret type", R"(function %f(i32) -> i64 {
+block0(v0: i32):
+    ret v0
+})",
+     "`ret v0`: v0 has type i32, expected i64"},
+    {"entry params", R"(function %f(i32, i32) {
+block0(v0: i32):
+    ret
+})",
+     "function %f, block0: the entry block has 1 parameters, the signature 2"},
+    {"entry param type", R"(function %f(i64) {
+block0(v0: i32):
+    ret
+})",
+     "block0: parameter v0 has type i32, the signature says i64"},
+    {"unreachable", R"(function %f() {
+block0:
+    ret
+block1:
+    ret
+})",
+     "function %f, block1: is unreachable from the entry block"},
+    {"branch to entry", R"(function %f() {
+block0:
+    jump block0
+})",
+     "`jump block0`: branch to the entry block"},
+    {"mixed integer types", R"(function %f(i32, i64) {
+block0(v0: i32, v1: i64):
+    v2 = add v0, v1
+    ret
+})",
+     "`v2 = add v0, v1`: v1 has type i64, expected i32"},
+    {"fadd on integers", R"(function %f(i32) {
+block0(v0: i32):
+    v1 = fadd v0, v0
+    ret
+})",
+     "`v1 = fadd v0, v0`: v1 has type i32, expected f32 or f64"},
+    {"unsigned float compare", R"(function %f(f64) {
+block0(v0: f64):
+    v1 = cmp.ult v0, v0
+    ret
+})",
+     "unsigned condition 'ult' on floats"},
+    {"float address", R"(function %f(f64) {
+block0(v0: f64):
+    v1 = load.i32 v0, 0
+    ret
+})",
+     "`v1 = load.i32 v0, 0`: v0 has type f64, expected an integer type"},
+    {"float branch condition", R"(function %f(f64) {
+block0(v0: f64):
+    br v0, block1, block1
+block1:
+    ret
+})",
+     "v0 has type f64, expected an integer type"},
+    {"fixed register of the wrong class", R"(function %f(i64) {
+block0(v0@%xmm0: i64):
+    ret
+})",
+     "block0: parameter v0: v0 of type i64 is fixed to %xmm0, which is not an allocatable register of class gpr64"},
+    {"fixed to a reserved register", R"(function %f(i64) {
+block0(v0@%rsp: i64):
+    ret
+})",
+     "v0 of type i64 is fixed to %rsp, which is not an allocatable register of class gpr64"},
+    {"fixed to the wrong view", R"(function %f(i32) {
+block0(v0@%rax: i32):
+    ret
+})",
+     "v0 of type i32 is fixed to %rax, which is not an allocatable register of class gpr32"},
+    {"reuse index out of range", R"(function %f(i64) {
+block0(v0: i64):
+    v1@reuse2 = add v0, v0
+    ret
+})",
+     "`v1@reuse2 = add v0, v0`: v1@reuse2 names use #2, but the instruction has 2 uses"},
+    {"reuse across classes", R"(function %f(i64) {
+block0(v0: i64):
+    v1@reuse0 = call.f64 %g(v0)
+    ret
+})",
+     "v1@reuse0 ties a f64 def to v0 of type i64: different register classes"},
+    {"two values fixed to one register", R"(function %f(i64, i64) {
+block0(v0: i64, v1: i64):
+    call %g(v0@%rdi, v1@%rdi)
+    ret
+})",
+     "v0 and v1 are both fixed to %rdi / %rdi at the same position"},
+    {"move-like type mismatch", R"(function %f(i64, i32) {
+block0(v0: i64, v1: i32):
+    v1 = move v0
+    ret
+})",
+     "`v1 = move v0`: v1 has type i32, expected i64"},
+};
+
+TEST(VerifierTest, EachViolationIsNamed) {
+  for (const Violation& v : kViolations) {
+    absl::Status s = VerifyText(v.text);
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << v.name << ": " << s;
+    EXPECT_THAT(std::string(s.message()), HasSubstr(v.message)) << v.name;
+  }
+}
+
+TEST(VerifierTest, OneValueMayBeReadTwiceFromDifferentRegisters) {
+  EXPECT_TRUE(VerifyText(R"(function %f(i64) {
+block0(v0: i64):
+    call %g(v0@%rdi, v0@%rsi)
+    ret
+})").ok());
+}
+
+TEST(VerifierTest, BuilderDoubleDefinitionIsCaught) {
+  Function f("dup", {}, {});
+  FunctionBuilder b(f);
+  b.CreateEntryBlock();
+  Value v = b.Const(Type::kI32, 1);
+  InstData d;
+  d.opcode = Opcode::kConst;
+  d.type = Type::kI32;
+  b.Append(d, {Operand::Def(v)});
+  b.Ret({});
+  absl::Status s = Verify(f, X86());
+  EXPECT_THAT(s.message(), HasSubstr("block0, inst 1 `v0 = const.i32 0`: v0 is already defined in block0"));
+}
+
+TEST(VerifierTest, EmptyFunctionIsAnError) {
+  Function f("empty", {}, {});
+  EXPECT_THAT(Verify(f, X86()).message(), HasSubstr("function %empty: has no blocks"));
+}
+
+TEST(VerifierTest, AllocatedFunctionsMayRedefineThroughMoves) {
+  // After parameter lowering v3 is defined by a move on each incoming edge.
+  EXPECT_TRUE(VerifyText(R"(function %f(i64) -> i64 {
+block0(v0[%rdi]: i64):
+    br v0[%rdi], block1, block2
+block1:
+    v3[%rax] = move v0[%rdi]
+    jump block3
+block2:
+    v3[%rax] = move v0[%rdi]
+    jump block3
+block3:
+    ret v3[%rax]
+})").ok());
+}
+
+}  // namespace
+}  // namespace regalloc
