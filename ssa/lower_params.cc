@@ -73,24 +73,31 @@ absl::StatusOr<LowerParamsStats> LowerBlockParams(Function& func, const Target& 
   std::vector<Block> layout = func.layout();
   for (Block b : layout) {
     for (const Edge& e : cfg.succs(b)) {
-      if (!needs_moves(e)) continue;
       absl::Span<const Operand> args = func.BranchArgs(e.branch, e.target);
       const std::vector<Operand>& params = func.block(e.to).params;
+      if (args.empty()) continue;
       std::vector<CopyMove> moves;
       for (size_t i = 0; i < args.size(); ++i) {
         moves.push_back(CopyMove{args[i].location(), params[i].location(), args[i].value(), params[i].value(),
                                  func.value_type(params[i].value())});
       }
       RA_ASSIGN_OR_RETURN(std::vector<CopyStep> steps, SequentializeParallelCopy(moves, target, options));
-      ++stats.edges_with_moves;
+      if (steps.empty()) continue;
+      bool moving = needs_moves(e);
+      stats.edges_with_moves += moving;
       std::vector<Inst> emitted;
       for (const CopyStep& step : steps) {
         emitted.push_back(EmitStep(func, step));
-        ++stats.moves;
+        bool rename = step.kind == CopyStep::Kind::kMove && step.src == step.dst;
+        stats.renames += rename;
+        stats.moves += !rename;
         stats.swaps += step.kind == CopyStep::Kind::kSwap;
       }
-      std::vector<Inst>& from_insts = func.block(e.from).insts;
-      if (cfg.succs(e.from).size() == 1) {
+      // Moving edges are not critical any more (split above); renames may sit
+      // before a branch to several successors.
+      bool at_source = cfg.succs(e.from).size() == 1 || cfg.preds(e.to).size() > 1;
+      if (at_source) {
+        std::vector<Inst>& from_insts = func.block(e.from).insts;
         from_insts.insert(from_insts.end() - 1, emitted.begin(), emitted.end());
       } else {
         std::vector<Inst>& to_insts = func.block(e.to).insts;
@@ -98,9 +105,9 @@ absl::StatusOr<LowerParamsStats> LowerBlockParams(Function& func, const Target& 
       }
     }
   }
-  // Drop parameters and arguments.
+  // Drop parameters (but the entry's: they are the function's) and arguments.
   for (Block b : layout) {
-    func.block(b).params.clear();
+    if (b != func.entry()) func.block(b).params.clear();
     Inst term = func.Terminator(b);
     if (!term.IsValid() || !IsBranch(func.inst(term).opcode)) continue;
     std::vector<Operand> kept;

@@ -14,7 +14,10 @@
 // (register to stack), `reload` (stack to register) and, for register swaps on
 // targets that have them, two-element `parallel_copy`s; each def names the
 // parameter, each use the argument. Cycles without a swap go through a new stack
-// slot.
+// slot. An argument already in its parameter's location needs only a rename (see
+// the value semantics in ssa/ir.h); renames never split an edge: on a critical
+// edge they go before the branch, where they are harmless to the other successor.
+// The entry block keeps its parameters: they are the function's arguments.
 #ifndef REGALLOC_SSA_LOWER_PARAMS_H_
 #define REGALLOC_SSA_LOWER_PARAMS_H_
 
@@ -26,7 +29,8 @@ namespace regalloc {
 
 struct LowerParamsStats {
   int edges_with_moves = 0;
-  int moves = 0;  // instructions emitted (a swap counts once)
+  int moves = 0;    // moving instructions emitted (a swap counts once)
+  int renames = 0;  // in-place renames (`v3[%rax] = move v1[%rax]`): free
   int swaps = 0;
   int edges_split = 0;
   int stack_temps = 0;

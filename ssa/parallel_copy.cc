@@ -94,20 +94,24 @@ absl::StatusOr<std::vector<CopyStep>> SequentializeParallelCopy(absl::Span<const
       }
       if (readers == 1 && partner < pending.size() &&
           target.Units(m.dst.reg()).Count() == target.Units(m.src.reg()).Count()) {
-        // Exchange: m is done; the value that was in m.dst is now in m.src.
+        // Exchange: m is done; the value that was in m.dst is now in m.src. When
+        // the partner writes m.src (a 2-cycle), it is done too.
+        CopyMove partner_move = pending[partner];
+        bool partner_done = partner_move.dst == m.src;
         CopyStep s;
         s.kind = CopyStep::Kind::kSwap;
         s.src = m.src;
         s.dst = m.dst;
         s.use_src = m.value;
         s.def_dst = m.dst_value;
-        s.use_dst = pending[partner].value;
-        s.def_src = pending[partner].value;
+        s.use_dst = partner_move.value;
+        s.def_src = partner_done ? partner_move.dst_value : partner_move.value;
         s.type = m.type;
-        s.type2 = pending[partner].type;
+        s.type2 = partner_move.type;
         steps.push_back(s);
         Location freed = m.src;
         Location taken = m.dst;
+        if (partner_done) pending.erase(pending.begin() + partner);
         pending.erase(pending.begin());
         for (CopyMove& n : pending) {
           if (n.src == taken) n.src = freed;

@@ -1,0 +1,225 @@
+#include "ssa/parallel_copy.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace regalloc {
+namespace {
+
+using ::testing::HasSubstr;
+
+const Target& T(absl::string_view name) { return *TargetByName(name).value(); }
+Location Reg(const Target& t, absl::string_view name) { return Location::Reg(*t.FindReg(name)); }
+
+// Executes steps on a machine whose register units and stack slots hold tokens;
+// checks on the way that each step's named source value is really there.
+class Machine {
+ public:
+  explicit Machine(const Target& t) : t_(t) {}
+  void Put(Location l, int token) {
+    if (l.IsStack()) {
+      stack_[l.slot().index()] = {token};
+      return;
+    }
+    for (uint32_t u : t_.Units(l.reg())) units_[u] = token;
+  }
+  // A location's content: one token per unit (a stack slot counts as one unit).
+  std::vector<int> Get(Location l) const {
+    if (l.IsStack()) {
+      auto it = stack_.find(l.slot().index());
+      return it == stack_.end() ? std::vector<int>{-1} : it->second;
+    }
+    std::vector<int> out;
+    for (uint32_t u : t_.Units(l.reg())) {
+      auto it = units_.find(u);
+      out.push_back(it == units_.end() ? -1 : it->second);
+    }
+    // A register whose units all hold one token holds that token, like a slot.
+    if (std::all_of(out.begin(), out.end(), [&](int x) { return x == out[0]; })) out.resize(1);
+    return out;
+  }
+  void Set(Location l, std::vector<int> content) {
+    if (l.IsStack()) {
+      stack_[l.slot().index()] = content;
+      return;
+    }
+    size_t k = 0;
+    for (uint32_t u : t_.Units(l.reg())) units_[u] = content.size() == 1 ? content[0] : content[k++];
+  }
+  void Run(const std::vector<CopyStep>& steps, std::map<uint32_t, std::vector<int>>& holds,
+           std::string& trace) {
+    for (const CopyStep& s : steps) {
+      if (s.kind == CopyStep::Kind::kMove) {
+        std::vector<int> c = Get(s.src);
+        EXPECT_EQ(c, holds[s.use_src.index()]) << "step reads v" << s.use_src.index() << " from the wrong place\n" << trace;
+        Set(s.dst, c);
+        holds[s.def_dst.index()] = c;
+        trace += "move\n";
+      } else {
+        std::vector<int> a = Get(s.src), b = Get(s.dst);
+        EXPECT_EQ(a, holds[s.use_src.index()]) << trace;
+        EXPECT_EQ(b, holds[s.use_dst.index()]) << trace;
+        Set(s.src, b);
+        Set(s.dst, a);
+        holds[s.def_dst.index()] = a;
+        holds[s.def_src.index()] = b;
+        trace += "swap\n";
+      }
+    }
+  }
+
+ private:
+  const Target& t_;
+  std::map<uint32_t, int> units_;
+  std::map<uint32_t, std::vector<int>> stack_;
+};
+
+enum class Mode { kSwap, kScratch, kStackOnly };
+
+// Runs every map dst_i <- src_{f(i)} over n locations, checks the final state.
+int Exhaustive(int n, bool mixed, Mode mode) {
+  const Target& t = T("x86_64");
+  const char* regs[] = {"rax", "rcx", "rdx", "rbx", "rsi", "rdi"};
+  std::vector<Location> locs;
+  for (int i = 0; i < n; ++i) {
+    locs.push_back(mixed && i % 2 == 1 ? Location::Stack(StackSlot(i)) : Reg(t, regs[i]));
+  }
+  int total = 1;
+  for (int i = 0; i < n; ++i) total *= n;
+  int checked = 0;
+  for (int code = 0; code < total; ++code) {
+    std::vector<int> f(n);
+    for (int i = 0, c = code; i < n; ++i, c /= n) f[i] = c % n;
+    std::vector<CopyMove> moves;
+    for (int i = 0; i < n; ++i) {
+      // Value k lives in location k; destination i receives value f(i) under a new
+      // name 100+i (as in block-parameter lowering).
+      moves.push_back(CopyMove{locs[f[i]], locs[i], Value(f[i]), Value(100 + i), Type::kI64});
+    }
+    int next_slot = 50;
+    ParallelCopyOptions opts;
+    opts.use_swap = mode == Mode::kSwap;
+    if (mode == Mode::kScratch) opts.scratch = [&](Type) { return t.FindReg("r11"); };
+    opts.new_stack_slot = [&](Type) { return StackSlot(next_slot++); };
+    absl::StatusOr<std::vector<CopyStep>> steps = SequentializeParallelCopy(moves, t, opts);
+    EXPECT_TRUE(steps.ok()) << steps.status();
+    if (!steps.ok()) return checked;
+    Machine m(t);
+    std::map<uint32_t, std::vector<int>> holds;
+    for (int k = 0; k < n; ++k) {
+      m.Put(locs[k], k);
+      holds[k] = m.Get(locs[k]);
+    }
+    std::string trace;
+    m.Run(*steps, holds, trace);
+    for (int i = 0; i < n; ++i) {
+      std::vector<int> got = m.Get(locs[i]);
+      EXPECT_EQ(got, std::vector<int>(got.size(), f[i])) << "n=" << n << " code=" << code << " dst " << i;
+      EXPECT_EQ(holds[100 + i], got) << "v" << 100 + i << " not recorded at its destination";
+    }
+    // Without a swap or scratch register, only true cycles may need temporaries;
+    // a swap never leaves more moves than n.
+    if (mode == Mode::kSwap && !mixed) EXPECT_LE(static_cast<int>(steps->size()), n);
+    ++checked;
+  }
+  return checked;
+}
+
+TEST(ParallelCopyTest, AllMapsOfUpToSixRegisters) {
+  int total = 0;
+  for (int n = 1; n <= 6; ++n) {
+    for (Mode mode : {Mode::kSwap, Mode::kScratch, Mode::kStackOnly}) total += Exhaustive(n, false, mode);
+  }
+  EXPECT_EQ(total, 3 * (1 + 4 + 27 + 256 + 3125 + 46656));
+}
+
+TEST(ParallelCopyTest, AllMapsOverRegistersAndStackSlots) {
+  int total = 0;
+  for (int n = 1; n <= 6; ++n) total += Exhaustive(n, true, n % 2 ? Mode::kSwap : Mode::kStackOnly);
+  EXPECT_GT(total, 46656);
+}
+
+TEST(ParallelCopyTest, SwapBreaksARegisterCycle) {
+  const Target& t = T("x86_64");
+  std::vector<CopyMove> moves = {{Reg(t, "rax"), Reg(t, "rbx"), Value(1), Value(1), Type::kI64},
+                                 {Reg(t, "rbx"), Reg(t, "rcx"), Value(2), Value(2), Type::kI64},
+                                 {Reg(t, "rcx"), Reg(t, "rax"), Value(3), Value(3), Type::kI64}};
+  ParallelCopyOptions opts;
+  opts.use_swap = true;
+  std::vector<CopyStep> steps = SequentializeParallelCopy(moves, t, opts).value();
+  ASSERT_EQ(steps.size(), 2u);  // a 3-cycle is two exchanges
+  EXPECT_EQ(steps[0].kind, CopyStep::Kind::kSwap);
+  EXPECT_EQ(steps[1].kind, CopyStep::Kind::kSwap);
+}
+
+TEST(ParallelCopyTest, OrdersStoresThenMovesThenReloads) {
+  const Target& t = T("x86_64");
+  // rax -> ss0 must precede rbx -> rax, which must precede ss1 -> rbx.
+  std::vector<CopyMove> moves = {{Location::Stack(StackSlot(1)), Reg(t, "rbx"), Value(3), Value(3), Type::kI64},
+                                 {Reg(t, "rbx"), Reg(t, "rax"), Value(2), Value(2), Type::kI64},
+                                 {Reg(t, "rax"), Location::Stack(StackSlot(0)), Value(1), Value(1), Type::kI64},
+                                 {Reg(t, "rdx"), Location::Stack(StackSlot(2)), Value(4), Value(4), Type::kI64}};
+  std::vector<CopyStep> steps = SequentializeParallelCopy(moves, t, {}).value();
+  ASSERT_EQ(steps.size(), 4u);
+  EXPECT_TRUE(steps[0].src.IsReg() && steps[0].dst.IsStack());
+  EXPECT_TRUE(steps[1].src.IsReg() && steps[1].dst.IsStack());
+  EXPECT_EQ(steps[2].dst, Reg(t, "rax"));
+  EXPECT_EQ(steps[3].dst, Reg(t, "rbx"));
+}
+
+TEST(ParallelCopyTest, PartialOverlapOnArmv7) {
+  // d1 -> d0 and s0 -> s2: s2 lies inside d1, s0 inside d0: a cycle through
+  // partially overlapping registers, with no swap on ARM.
+  const Target& t = T("armv7");
+  std::vector<CopyMove> moves = {{Reg(t, "d1"), Reg(t, "d0"), Value(1), Value(1), Type::kF64},
+                                 {Reg(t, "s0"), Reg(t, "s2"), Value(2), Value(2), Type::kF32}};
+  for (bool scratch : {false, true}) {
+    int next_slot = 0;
+    ParallelCopyOptions opts;
+    if (scratch) opts.scratch = [&](Type ty) { return t.FindReg(ty == Type::kF32 ? "s9" : "d7"); };
+    opts.new_stack_slot = [&](Type) { return StackSlot(next_slot++); };
+    std::vector<CopyStep> steps = SequentializeParallelCopy(moves, t, opts).value();
+    Machine m(t);
+    std::map<uint32_t, std::vector<int>> holds;
+    for (const char* r : {"s0", "s1", "s2", "s3"}) m.Put(Reg(t, r), r[1] - '0');
+    holds[1] = m.Get(Reg(t, "d1"));
+    holds[2] = m.Get(Reg(t, "s0"));
+    std::string trace;
+    m.Run(steps, holds, trace);
+    EXPECT_EQ(m.Get(Reg(t, "d0")), (std::vector<int>{2, 3})) << trace;
+    EXPECT_EQ(m.Get(Reg(t, "s2")), (std::vector<int>{0})) << trace;
+  }
+}
+
+TEST(ParallelCopyTest, RenamesInPlaceComeLast) {
+  const Target& t = T("x86_64");
+  // rax holds v1, which goes both to rbx (as v11) and stays in rax (as v10).
+  std::vector<CopyMove> moves = {{Reg(t, "rax"), Reg(t, "rax"), Value(1), Value(10), Type::kI64},
+                                 {Reg(t, "rax"), Reg(t, "rbx"), Value(1), Value(11), Type::kI64}};
+  std::vector<CopyStep> steps = SequentializeParallelCopy(moves, t, {}).value();
+  ASSERT_EQ(steps.size(), 2u);
+  EXPECT_EQ(steps[0].def_dst, Value(11));
+  EXPECT_EQ(steps[1].def_dst, Value(10));
+  EXPECT_EQ(steps[1].src, steps[1].dst);
+}
+
+TEST(ParallelCopyTest, Errors) {
+  const Target& t = T("x86_64");
+  std::vector<CopyMove> clash = {{Reg(t, "rax"), Reg(t, "rbx"), Value(1), Value(1), Type::kI64},
+                                 {Reg(t, "rcx"), Reg(t, "ebx"), Value(2), Value(2), Type::kI32}};
+  EXPECT_THAT(SequentializeParallelCopy(clash, t, {}).status().message(),
+              HasSubstr("parallel copy writes v1 and v2 to overlapping destinations"));
+  std::vector<CopyMove> cycle = {{Reg(t, "rax"), Reg(t, "rbx"), Value(1), Value(1), Type::kI64},
+                                 {Reg(t, "rbx"), Reg(t, "rax"), Value(2), Value(2), Type::kI64}};
+  absl::Status s = SequentializeParallelCopy(cycle, t, {}).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(s.message(), HasSubstr("no swap, scratch register or stack slot to break it"));
+}
+
+}  // namespace
+}  // namespace regalloc
