@@ -27,9 +27,21 @@ absl::Status ApplyAbi(const Function& func, absl::Span<Operand> ops, absl::Span<
   return absl::OkStatus();
 }
 
+absl::Status LegalizeInPlace(Function& func, const Target& target);
+
 }  // namespace
 
-absl::Status Legalize(Function& func, const Target& target) {
+absl::Status Legalize(Function& func_out, const Target& target) {
+  // Work on a copy so that an error leaves the caller's function untouched.
+  Function func = func_out;
+  RA_RETURN_IF_ERROR(LegalizeInPlace(func, target));
+  func_out = std::move(func);
+  return absl::OkStatus();
+}
+
+namespace {
+
+absl::Status LegalizeInPlace(Function& func, const Target& target) {
   auto error = [&](absl::string_view msg) {
     return absl::InvalidArgumentError(absl::StrCat("function %", func.name(), ": ", msg));
   };
@@ -128,4 +140,5 @@ absl::Status Legalize(Function& func, const Target& target) {
   return absl::OkStatus();
 }
 
+}  // namespace
 }  // namespace regalloc

@@ -22,6 +22,7 @@
 // written (hand-written tests may pin registers). Errors (InvalidArgument, naming
 // the function and value): a type the target has no registers for (ARMv7 i64), a
 // call with more than kMaxCallArgs arguments, more results than result registers.
+// On error the function is left unchanged.
 #ifndef REGALLOC_SSA_LEGALIZE_H_
 #define REGALLOC_SSA_LEGALIZE_H_
 

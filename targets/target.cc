@@ -53,8 +53,10 @@ absl::StatusOr<std::vector<ArgLocation>> Target::Assign(absl::Span<const Type> t
                                                      TypeName(types[i])));
     }
     std::optional<PReg> root;
+    // Positional counting is for arguments; results count per kind everywhere.
+    bool positional = abi_.assignment == ArgAssignment::kPositional && !results;
     if (IsInteger(types[i])) {
-      size_t k = abi_.assignment == ArgAssignment::kPositional ? i : next_int++;
+      size_t k = positional ? i : next_int++;
       if (k < int_regs.size()) root = int_regs[k];
     } else if (abi_.assignment == ArgAssignment::kVfpBackfill) {
       // AAPCS §6.1.2.1: the lowest free, naturally aligned run of s-slots.
@@ -68,7 +70,7 @@ absl::StatusOr<std::vector<ArgLocation>> Target::Assign(absl::Span<const Type> t
         }
       }
     } else {
-      size_t k = abi_.assignment == ArgAssignment::kPositional ? i : next_float++;
+      size_t k = positional ? i : next_float++;
       if (k < float_regs.size()) root = float_regs[k];
     }
     if (root.has_value()) out[i].reg = View(*root, *cls);

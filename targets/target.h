@@ -204,7 +204,8 @@ class Target {
   // Assigns each value type to an argument register of its class (or the stack),
   // following the ABI. Fails when a type has no class on this target.
   absl::StatusOr<std::vector<ArgLocation>> AssignArguments(absl::Span<const Type> types) const;
-  // Same for results; results that don't fit in the return registers are an error.
+  // Same for results, counted per kind on every ABI (Win64 returns an integer in
+  // rax and a float in xmm0); results that don't fit in registers are an error.
   absl::StatusOr<std::vector<ArgLocation>> AssignResults(absl::Span<const Type> types) const;
 
  private:
