@@ -69,6 +69,13 @@ void Function::EnsureValue(Value v, Type type) {
   value_exists_[v.index()] = 1;
 }
 
+void Function::GrowValues(int n) {
+  if (n > num_values()) {
+    value_types_.resize(n, Type::kI64);
+    value_exists_.resize(n, 0);
+  }
+}
+
 Block Function::NewBlock() {
   blocks_.emplace_back();
   return Block(static_cast<uint32_t>(blocks_.size() - 1));

@@ -268,6 +268,8 @@ class Function {
   Value NewValue(Type type);
   // Makes sure value `v` exists with `type` (the parser names values by number).
   void EnsureValue(Value v, Type type);
+  // Makes every id below `n` valid; ids not defined yet stay holes.
+  void GrowValues(int n);
   int num_values() const { return static_cast<int>(value_types_.size()); }
   bool ValueExists(Value v) const { return v.index() < value_types_.size() && value_exists_[v.index()]; }
   Type value_type(Value v) const { return value_types_[v.index()]; }

@@ -1,0 +1,68 @@
+// Converters between proto dumps (tools/dump.proto) and the in-memory IR, and the
+// dump files themselves.
+//
+//   DumpedFunction d{func, {"legalize", "verify"}, stats};
+//   RA_RETURN_IF_ERROR(WriteDumpFile(path, target, {d}));
+//   absl::StatusOr<LoadedDump> loaded = ReadDumpFile(path);
+//
+// Loading checks everything before building: the schema version, that the bytes
+// parse, that every id (value, block, register, stack slot, callee, clobber set,
+// opcode, type) is in range, and finally that the function passes the verifier.
+// Errors are InvalidArgument naming the file and the function.
+#ifndef REGALLOC_TOOLS_DUMP_H_
+#define REGALLOC_TOOLS_DUMP_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "ssa/ir.h"
+#include "targets/target.h"
+#include "tools/dump.pb.h"
+
+namespace regalloc {
+
+// Version 1: the IR, phases run, statistics, value locations.
+inline constexpr uint32_t kDumpSchemaVersion = 1;
+
+struct PhaseStat {
+  std::string phase;
+  std::string name;
+  int64_t value = 0;
+};
+
+// One function with what the pipeline knows about it.
+struct DumpedFunction {
+  Function function;
+  std::vector<std::string> phases_run;
+  std::vector<PhaseStat> stats;
+  // A location per value id, or empty when no phase computed one.
+  std::vector<Location> value_locations;
+};
+
+struct LoadedDump {
+  const Target* target = nullptr;
+  std::vector<DumpedFunction> functions;
+};
+
+dump::Function FunctionToProto(const Function& func);
+// Builds a function from its proto, checking every id; does not run the verifier.
+absl::StatusOr<Function> FunctionFromProto(const dump::Function& proto, const Target& target);
+
+dump::DumpFile ToDumpFile(const Target& target, const TargetOptions& options,
+                          const std::vector<DumpedFunction>& funcs);
+absl::StatusOr<LoadedDump> FromDumpFile(const dump::DumpFile& file);
+
+// Serialized bytes <-> dumps. `source` names the bytes in error messages.
+std::string SerializeDump(const dump::DumpFile& file);
+absl::StatusOr<LoadedDump> ParseDump(absl::string_view bytes, absl::string_view source);
+
+absl::Status WriteDumpFile(const std::string& path, const Target& target, const TargetOptions& options,
+                           const std::vector<DumpedFunction>& funcs);
+absl::StatusOr<LoadedDump> ReadDumpFile(const std::string& path);
+
+}  // namespace regalloc
+
+#endif  // REGALLOC_TOOLS_DUMP_H_

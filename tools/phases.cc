@@ -1,0 +1,145 @@
+#include "tools/phases.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "base/status_macros.h"
+#include "ssa/cfg.h"
+#include "ssa/legalize.h"
+#include "ssa/lower_params.h"
+#include "ssa/printer.h"
+#include "ssa/verifier.h"
+
+namespace regalloc {
+namespace {
+
+void RegisterFoundationPhases(PhaseRegistry& r) {
+  r.Register(Phase{"verify", "check the IR: structure, types, SSA dominance, constraints", {}, {}, {},
+                   [](PhaseContext& c) { return Verify(c.state.function, c.target); }});
+  r.Register(Phase{"legalize", "attach the target's operand constraints (ABI, two-address, fixed registers)",
+                   {}, {"legal"}, {},
+                   [](PhaseContext& c) { return Legalize(c.state.function, c.target); }});
+  r.Register(Phase{"split_critical_edges", "split every critical edge with a new block", {}, {"no_critical_edges"}, {},
+                   [](PhaseContext& c) {
+                     c.stat("edges_split", SplitCriticalEdges(c.state.function));
+                     return absl::OkStatus();
+                   }});
+  r.Register(Phase{"lower_params", "turn block parameters into moves on incoming edges (parallel copies)",
+                   {"locations"}, {"lowered", "no_critical_edges"}, {},
+                   [](PhaseContext& c) -> absl::Status {
+                     RA_ASSIGN_OR_RETURN(LowerParamsStats s, LowerBlockParams(c.state.function, c.target));
+                     c.stat("moves", s.moves);
+                     c.stat("renames", s.renames);
+                     c.stat("swaps", s.swaps);
+                     c.stat("edges_split", s.edges_split);
+                     c.stat("stack_temps", s.stack_temps);
+                     return absl::OkStatus();
+                   }});
+  r.Register(Phase{"print", "print the function as it is now", {}, {}, {},
+                   [](PhaseContext& c) {
+                     if (c.print != nullptr) *c.print << PrintFunction(c.state.function, c.target);
+                     return absl::OkStatus();
+                   }});
+  // Until the allocators land this is the main job: make the input legal for the
+  // target and check it, before and after splitting critical edges.
+  r.RegisterPipeline("front", {"legalize", "verify", "split_critical_edges", "verify"});
+}
+
+}  // namespace
+
+const PhaseRegistry& PhaseRegistry::Default() {
+  static const PhaseRegistry* registry = [] {
+    auto* r = new PhaseRegistry();
+    RegisterFoundationPhases(*r);
+    return r;
+  }();
+  return *registry;
+}
+
+void PhaseRegistry::Register(Phase phase) {
+  std::string name = phase.name;
+  phases_[name] = std::move(phase);
+}
+
+const Phase* PhaseRegistry::Find(const std::string& name) const {
+  auto it = phases_.find(name);
+  return it == phases_.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> PhaseRegistry::Names() const {
+  std::vector<std::string> names;
+  for (const auto& [name, phase] : phases_) names.push_back(name);
+  return names;
+}
+
+void PhaseRegistry::RegisterPipeline(const std::string& name, std::vector<std::string> phases) {
+  pipelines_[name] = std::move(phases);
+}
+
+absl::StatusOr<std::vector<std::string>> PhaseRegistry::Pipeline(const std::string& name) const {
+  auto it = pipelines_.find(name);
+  if (it == pipelines_.end()) {
+    return absl::InvalidArgumentError(absl::StrCat("unknown pipeline '", name, "'; known pipelines: ",
+                                                   absl::StrJoin(PipelineNames(), ", ")));
+  }
+  return it->second;
+}
+
+std::vector<std::string> PhaseRegistry::PipelineNames() const {
+  std::vector<std::string> names;
+  for (const auto& [name, phases] : pipelines_) names.push_back(name);
+  return names;
+}
+
+absl::StatusOr<std::vector<const Phase*>> PhaseRegistry::Resolve(const std::vector<std::string>& names,
+                                                                 const std::set<std::string>& initial) const {
+  if (names.empty()) return absl::InvalidArgumentError("no phases given");
+  std::vector<const Phase*> out;
+  std::set<std::string> have = initial;
+  for (const std::string& name : names) {
+    const Phase* p = Find(name);
+    if (p == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat("unknown phase '", name, "'; available phases: ",
+                                                     absl::StrJoin(Names(), ", ")));
+    }
+    for (const std::string& need : p->needs) {
+      if (have.count(need) == 0) {
+        std::vector<std::string> producers;
+        for (const auto& [other, phase] : phases_) {
+          if (std::count(phase.produces.begin(), phase.produces.end(), need)) producers.push_back(other);
+        }
+        return absl::InvalidArgumentError(absl::StrCat(
+            "phase '", name, "' needs '", need, "', which neither the input nor an earlier phase provides (",
+            producers.size() > 1 || (producers.size() == 1 && producers[0] != name)
+                ? absl::StrCat("produced by: ", absl::StrJoin(producers, ", "))
+                : "an allocator produces it, or an input whose every operand has a location",
+            "; available so far: ", have.empty() ? "nothing" : absl::StrJoin(have, ", "), ")"));
+      }
+    }
+    for (const std::string& gone : p->invalidates) have.erase(gone);
+    for (const std::string& made : p->produces) have.insert(made);
+    out.push_back(p);
+  }
+  return out;
+}
+
+std::set<std::string> InitialResults(const DumpedFunction& state, const PhaseRegistry& registry) {
+  std::set<std::string> have;
+  const Function& f = state.function;
+  if (f.IsAllocated()) {
+    have.insert("locations");
+    bool lowered = true;
+    for (Block b : f.layout()) lowered &= b == f.entry() || f.block(b).params.empty();
+    if (lowered) have.insert("lowered");
+  }
+  for (const std::string& name : state.phases_run) {
+    if (const Phase* p = registry.Find(name)) {
+      for (const std::string& gone : p->invalidates) have.erase(gone);
+      for (const std::string& made : p->produces) have.insert(made);
+    }
+  }
+  return have;
+}
+
+}  // namespace regalloc

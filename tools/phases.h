@@ -1,0 +1,81 @@
+// The pipeline's phase registry: for each phase a name, what it needs, what it
+// produces, and an adapter that calls the phase library's plain C++ entry point.
+// Phase libraries know nothing of this file; only tools/ does.
+//
+//   const PhaseRegistry& reg = PhaseRegistry::Default();
+//   absl::StatusOr<std::vector<const Phase*>> phases = reg.Resolve({"legalize", "verify"}, initial);
+//   for (const Phase* p : *phases) RA_RETURN_IF_ERROR(p->run(ctx));
+//
+// "Results" are names of facts about a function: `legal` (constraints attached),
+// `no_critical_edges`, `locations` (every operand has a location: an allocation
+// result), `lowered` (no block parameters left). A phase lists the results it
+// requires and the ones it produces; phases that change the function in ways that
+// break a result list it in `invalidates`.
+#ifndef REGALLOC_TOOLS_PHASES_H_
+#define REGALLOC_TOOLS_PHASES_H_
+
+#include <functional>
+#include <map>
+#include <ostream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ssa/ir.h"
+#include "targets/target.h"
+#include "tools/dump.h"
+
+namespace regalloc {
+
+// What a phase adapter may read and change.
+struct PhaseContext {
+  const Target& target;
+  DumpedFunction& state;        // the function, its locations, stats, phases run
+  std::ostream* print = nullptr;  // where `print` writes
+  // Records a statistic of the running phase.
+  std::function<void(const std::string& name, int64_t value)> stat;
+};
+
+struct Phase {
+  std::string name;
+  std::string description;
+  std::vector<std::string> needs;
+  std::vector<std::string> produces;
+  std::vector<std::string> invalidates;
+  std::function<absl::Status(PhaseContext&)> run;
+};
+
+class PhaseRegistry {
+ public:
+  // The registry with every phase the project has.
+  static const PhaseRegistry& Default();
+
+  void Register(Phase phase);
+  const Phase* Find(const std::string& name) const;
+  std::vector<std::string> Names() const;
+
+  // Named phase lists: `--pipeline=NAME`.
+  void RegisterPipeline(const std::string& name, std::vector<std::string> phases);
+  absl::StatusOr<std::vector<std::string>> Pipeline(const std::string& name) const;
+  std::vector<std::string> PipelineNames() const;
+
+  // Looks the phases up and checks that each one's requirements are produced by
+  // the input (`initial`) or an earlier phase. Errors name the phase and list what
+  // is available.
+  absl::StatusOr<std::vector<const Phase*>> Resolve(const std::vector<std::string>& names,
+                                                    const std::set<std::string>& initial) const;
+
+ private:
+  std::map<std::string, Phase> phases_;
+  std::map<std::string, std::vector<std::string>> pipelines_;
+};
+
+// The results a function provides before any phase runs: `locations` when every
+// operand has one, `lowered` when, in addition, no block but the entry has
+// parameters; plus what the phases recorded in a dump produced.
+std::set<std::string> InitialResults(const DumpedFunction& state, const PhaseRegistry& registry);
+
+}  // namespace regalloc
+
+#endif  // REGALLOC_TOOLS_PHASES_H_

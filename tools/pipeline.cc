@@ -1,0 +1,225 @@
+#include "tools/pipeline.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "base/status_macros.h"
+#include "ssa/parser.h"
+#include "ssa/printer.h"
+#include "testdata/corpus.h"
+#include "tools/dump.h"
+#include "tools/phases.h"
+
+namespace regalloc {
+namespace {
+
+// `bazel run` starts the tool in its runfiles tree; paths are the user's.
+std::string UserPath(const std::string& path) {
+  if (path.empty() || path[0] == '/') return path;
+  const char* wd = std::getenv("BUILD_WORKING_DIRECTORY");
+  return wd != nullptr ? absl::StrCat(wd, "/", path) : path;
+}
+
+bool IsText(const std::string& path) { return absl::EndsWith(path, ".ra"); }
+
+absl::StatusOr<std::string> ReadText(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return absl::InvalidArgumentError(absl::StrCat("cannot read ", path));
+  std::stringstream buf;
+  buf << in.rdbuf();
+  return buf.str();
+}
+
+struct Input {
+  const Target* target = nullptr;
+  TargetOptions target_options;
+  std::vector<DumpedFunction> functions;
+};
+
+absl::StatusOr<Input> LoadInput(const PipelineOptions& o) {
+  Input in;
+  in.target_options.frame_pointer = o.frame_pointer;
+  std::string target_name = o.target.empty() ? "x86_64" : o.target;
+  if (!o.in.empty() && !IsText(o.in)) {
+    RA_ASSIGN_OR_RETURN(LoadedDump dump, ReadDumpFile(UserPath(o.in)));
+    if (!o.target.empty() && o.target != dump.target->name()) {
+      return absl::InvalidArgumentError(absl::StrCat(o.in, " was dumped for target ", dump.target->name(),
+                                                     ", not ", o.target));
+    }
+    in.target = dump.target;
+    in.functions = std::move(dump.functions);
+    return in;
+  }
+  RA_ASSIGN_OR_RETURN(in.target, TargetByName(target_name, in.target_options));
+  std::vector<std::pair<std::string, std::string>> sources;
+  if (o.in.empty()) {
+    for (const CorpusFile& f : Corpus()) sources.emplace_back(absl::StrCat("corpus/", f.name), f.text);
+  } else {
+    RA_ASSIGN_OR_RETURN(std::string text, ReadText(UserPath(o.in)));
+    sources.emplace_back(o.in, std::move(text));
+  }
+  for (const auto& [name, text] : sources) {
+    absl::StatusOr<std::vector<Function>> funcs = ParseModule(text, *in.target);
+    if (!funcs.ok()) return absl::InvalidArgumentError(absl::StrCat(name, ":", funcs.status().message()));
+    for (Function& f : *funcs) in.functions.push_back(DumpedFunction{std::move(f), {}, {}, {}});
+  }
+  return in;
+}
+
+std::string Micros(absl::Duration d) { return absl::StrFormat("%.1f", absl::ToDoubleMicroseconds(d)); }
+
+}  // namespace
+
+absl::StatusOr<PipelineSummary> RunPipeline(const PipelineOptions& o, std::ostream& out, std::ostream& err) {
+  const PhaseRegistry& registry = PhaseRegistry::Default();
+  std::vector<std::string> names = o.phases;
+  if (!names.empty() && !o.pipeline.empty()) {
+    return absl::InvalidArgumentError("give --phases or --pipeline, not both");
+  }
+  if (names.empty()) {
+    RA_ASSIGN_OR_RETURN(names, registry.Pipeline(o.pipeline.empty() ? "front" : o.pipeline));
+  }
+  for (const std::string& n : names) {
+    if (registry.Find(n) == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat("unknown phase '", n, "'; available phases: ",
+                                                     absl::StrJoin(registry.Names(), ", ")));
+    }
+  }
+  if (!o.dump_after.empty()) {
+    if (std::find(names.begin(), names.end(), o.dump_after) == names.end()) {
+      return absl::InvalidArgumentError(absl::StrCat("--dump_after=", o.dump_after, " is not among the phases (",
+                                                     absl::StrJoin(names, ", "), ")"));
+    }
+    if (o.dump_dir.empty()) return absl::InvalidArgumentError("--dump_after needs --dump_dir");
+  }
+  RA_ASSIGN_OR_RETURN(Input input, LoadInput(o));
+  const Target& target = *input.target;
+
+  PipelineSummary summary;
+  summary.functions = static_cast<int>(input.functions.size());
+  std::vector<DumpedFunction> snapshots;
+  std::vector<std::vector<absl::Duration>> times(input.functions.size());
+  std::vector<std::string> status(input.functions.size(), "ok");
+  std::vector<std::array<int, 3>> sizes(input.functions.size());
+  std::ostringstream printed;
+  // Resolution errors repeat for every function with the same inputs: group them.
+  std::map<std::string, std::vector<std::string>> resolve_errors;
+  bool progress = o.progress && isatty(STDERR_FILENO) && input.functions.size() >= 50;
+
+  for (size_t fi = 0; fi < input.functions.size(); ++fi) {
+    DumpedFunction& state = input.functions[fi];
+    const Function& f = state.function;
+    sizes[fi] = {f.CountInstsInLayout(), static_cast<int>(f.layout().size()), f.num_values()};
+    absl::StatusOr<std::vector<const Phase*>> phases = registry.Resolve(names, InitialResults(state, registry));
+    if (!phases.ok()) {
+      resolve_errors[std::string(phases.status().message())].push_back(absl::StrCat("%", f.name()));
+      status[fi] = "error";
+      ++summary.failed;
+      continue;
+    }
+    bool dumped = false;
+    for (const Phase* p : *phases) {
+      PhaseContext ctx{target, state, &printed, [&](const std::string& stat, int64_t value) {
+                         state.stats.push_back(PhaseStat{p->name, stat, value});
+                       }};
+      absl::Time start = absl::Now();
+      absl::Status s = p->run(ctx);
+      times[fi].push_back(absl::Now() - start);
+      if (!s.ok()) {
+        err << "%" << state.function.name() << ": phase " << p->name << ": " << s.message() << "\n";
+        status[fi] = absl::StrCat("failed in ", p->name);
+        ++summary.failed;
+        break;
+      }
+      state.phases_run.push_back(p->name);
+      if (!dumped && p->name == o.dump_after) {
+        snapshots.push_back(state);
+        dumped = true;
+      }
+    }
+    if (o.print) printed << PrintFunction(state.function, target) << "\n";
+    if (progress) {
+      int width = 40;
+      int done = static_cast<int>((fi + 1) * width / input.functions.size());
+      err << "\r[" << std::string(done, '=') << std::string(width - done, ' ') << "] " << fi + 1 << "/"
+          << input.functions.size() << std::flush;
+    }
+  }
+  if (progress) err << "\n";
+  for (const auto& [message, funcs] : resolve_errors) {
+    err << message << " [" << funcs.size() << " function(s): " << absl::StrJoin(funcs, ", ") << "]\n";
+  }
+
+  // The table.
+  out << "target " << target.name() << " (" << target.abi().name << "), phases: " << absl::StrJoin(names, ", ")
+      << "\n";
+  size_t name_width = 8;
+  for (const DumpedFunction& d : input.functions) name_width = std::max(name_width, d.function.name().size() + 1);
+  out << absl::StrFormat("%-*s %7s %6s %6s", name_width, "function", "insts", "blocks", "values");
+  for (size_t i = 0; i < names.size(); ++i) out << absl::StrFormat(" %*s", std::max<size_t>(names[i].size(), 8) + 3, absl::StrCat(names[i], " us"));
+  out << "  status\n";
+  std::vector<absl::Duration> total_times(names.size());
+  int64_t total_insts = 0;
+  for (size_t fi = 0; fi < input.functions.size(); ++fi) {
+    out << absl::StrFormat("%-*s %7d %6d %6d", name_width, absl::StrCat("%", input.functions[fi].function.name()),
+                           sizes[fi][0], sizes[fi][1], sizes[fi][2]);
+    total_insts += sizes[fi][0];
+    for (size_t i = 0; i < names.size(); ++i) {
+      std::string cell = i < times[fi].size() ? Micros(times[fi][i]) : "-";
+      if (i < times[fi].size()) total_times[i] += times[fi][i];
+      out << absl::StrFormat(" %*s", std::max<size_t>(names[i].size(), 8) + 3, cell);
+    }
+    out << "  " << status[fi] << "\n";
+  }
+  out << absl::StrFormat("%-*s %7d %6s %6s", name_width, absl::StrCat("total (", summary.functions, ")"), total_insts,
+                         "", "");
+  for (size_t i = 0; i < names.size(); ++i) {
+    out << absl::StrFormat(" %*s", std::max<size_t>(names[i].size(), 8) + 3, Micros(total_times[i]));
+  }
+  out << "  " << (summary.failed == 0 ? "ok" : absl::StrCat(summary.failed, " failed")) << "\n";
+
+  if (o.stats) {
+    std::map<std::string, int64_t> totals;
+    out << "\nstatistics\n";
+    for (const DumpedFunction& d : input.functions) {
+      for (const PhaseStat& s : d.stats) {
+        out << absl::StrFormat("%-*s %s.%s = %d\n", name_width, absl::StrCat("%", d.function.name()), s.phase, s.name,
+                               s.value);
+        totals[absl::StrCat(s.phase, ".", s.name)] += s.value;
+      }
+    }
+    for (const auto& [key, value] : totals) out << absl::StrFormat("%-*s %s = %d\n", name_width, "total", key, value);
+  }
+  if (!printed.str().empty()) out << "\n" << printed.str();
+
+  if (!o.dump_after.empty()) {
+    std::string path = UserPath(absl::StrCat(o.dump_dir, "/after_", o.dump_after, ".dump"));
+    RA_RETURN_IF_ERROR(WriteDumpFile(path, target, input.target_options, snapshots));
+    err << "wrote " << snapshots.size() << " function(s) after " << o.dump_after << " to " << path << "\n";
+  }
+  if (!o.out.empty()) {
+    std::string path = UserPath(o.out);
+    if (IsText(o.out)) {
+      std::vector<Function> funcs;
+      for (const DumpedFunction& d : input.functions) funcs.push_back(d.function);
+      std::ofstream file(path);
+      file << PrintModule(funcs, target);
+      if (!file) return absl::InvalidArgumentError(absl::StrCat("cannot write ", path));
+    } else {
+      RA_RETURN_IF_ERROR(WriteDumpFile(path, target, input.target_options, input.functions));
+    }
+  }
+  return summary;
+}
+
+}  // namespace regalloc

@@ -1,0 +1,46 @@
+// The pipeline driver behind `bazel run //tools:pipeline`: reads functions (a .ra
+// text file, a dump, or the embedded corpus), runs a list of phases on each,
+// prints a table (instructions, blocks, values, time per phase), and writes the
+// result and dumps as asked.
+//
+//   PipelineOptions opts;
+//   opts.phases = {"legalize", "verify"};
+//   absl::StatusOr<PipelineSummary> s = RunPipeline(opts, std::cout, std::cerr);
+#ifndef REGALLOC_TOOLS_PIPELINE_H_
+#define REGALLOC_TOOLS_PIPELINE_H_
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace regalloc {
+
+struct PipelineOptions {
+  std::string target;                // empty: x86_64, or the dump's target
+  bool frame_pointer = false;
+  std::vector<std::string> phases;   // explicit phase list, or
+  std::string pipeline;              // a named one; both empty: "front"
+  std::string in;                    // .ra text or a dump; empty: the embedded corpus
+  std::string out;                   // .ra text or a dump; empty: none
+  std::string dump_after;            // phase after which to write a dump
+  std::string dump_dir;
+  bool print = false;                // print every function after the last phase
+  bool stats = false;                // print per-phase statistics
+  bool progress = true;              // progress bar when stderr is a terminal
+};
+
+struct PipelineSummary {
+  int functions = 0;
+  int failed = 0;
+};
+
+// Configuration errors (unknown target, phase or pipeline, missing inputs, bad
+// files) are returned; a phase failing on one function is reported on `err`,
+// counted in `failed`, and the other functions still run.
+absl::StatusOr<PipelineSummary> RunPipeline(const PipelineOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace regalloc
+
+#endif  // REGALLOC_TOOLS_PIPELINE_H_

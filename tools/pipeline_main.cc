@@ -1,0 +1,64 @@
+// bazel run //tools:pipeline -- [--target=x86_64|x86_64_win|aarch64|armv7]
+//     [--phases=a,b,c | --pipeline=NAME] [--in=FILE.ra|FILE.dump] [--out=FILE]
+//     [--dump_after=PHASE --dump_dir=DIR] [--print] [--stats] [--list]
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_join.h"
+#include "targets/target.h"
+#include "tools/phases.h"
+#include "tools/pipeline.h"
+
+ABSL_FLAG(std::string, target, "", "x86_64 (default), x86_64_win, aarch64 or armv7");
+ABSL_FLAG(bool, frame_pointer, false, "reserve the frame pointer register");
+ABSL_FLAG(std::vector<std::string>, phases, {}, "comma-separated phases to run, in order");
+ABSL_FLAG(std::string, pipeline, "", "a named phase list (see --list); default: front");
+ABSL_FLAG(std::string, in, "", "input: FILE.ra (text) or a dump; default: the embedded corpus");
+ABSL_FLAG(std::string, out, "", "output: FILE.ra (text) or a dump");
+ABSL_FLAG(std::string, dump_after, "", "write a dump of every function after this phase");
+ABSL_FLAG(std::string, dump_dir, "", "directory for --dump_after");
+ABSL_FLAG(bool, print, false, "print every function after the last phase");
+ABSL_FLAG(bool, stats, false, "print per-phase statistics");
+ABSL_FLAG(bool, list, false, "list targets, phases and pipelines, then exit");
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage("Runs register-allocation phases on functions and checks the results.");
+  absl::ParseCommandLine(argc, argv);
+  const regalloc::PhaseRegistry& registry = regalloc::PhaseRegistry::Default();
+  if (absl::GetFlag(FLAGS_list)) {
+    std::cout << "targets: " << absl::StrJoin(regalloc::TargetNames(), ", ") << "\n";
+    std::cout << "phases:\n";
+    for (const std::string& name : registry.Names()) {
+      const regalloc::Phase* p = registry.Find(name);
+      std::cout << "  " << name << ": " << p->description;
+      if (!p->needs.empty()) std::cout << " (needs " << absl::StrJoin(p->needs, ", ") << ")";
+      std::cout << "\n";
+    }
+    std::cout << "pipelines:\n";
+    for (const std::string& name : registry.PipelineNames()) {
+      std::cout << "  " << name << ": " << absl::StrJoin(registry.Pipeline(name).value(), ",") << "\n";
+    }
+    return 0;
+  }
+  regalloc::PipelineOptions o;
+  o.target = absl::GetFlag(FLAGS_target);
+  o.frame_pointer = absl::GetFlag(FLAGS_frame_pointer);
+  o.phases = absl::GetFlag(FLAGS_phases);
+  o.pipeline = absl::GetFlag(FLAGS_pipeline);
+  o.in = absl::GetFlag(FLAGS_in);
+  o.out = absl::GetFlag(FLAGS_out);
+  o.dump_after = absl::GetFlag(FLAGS_dump_after);
+  o.dump_dir = absl::GetFlag(FLAGS_dump_dir);
+  o.print = absl::GetFlag(FLAGS_print);
+  o.stats = absl::GetFlag(FLAGS_stats);
+  absl::StatusOr<regalloc::PipelineSummary> summary = regalloc::RunPipeline(o, std::cout, std::cerr);
+  if (!summary.ok()) {
+    std::cerr << "pipeline: " << summary.status().message() << "\n";
+    return 2;
+  }
+  return summary->failed == 0 ? 0 : 1;
+}
