@@ -251,6 +251,7 @@ dump::DumpFile ToDumpFile(const Target& target, const TargetOptions& options,
   file.set_target(std::string(target.name()));
   file.set_frame_pointer(options.frame_pointer);
   file.set_num_functions(static_cast<uint32_t>(funcs.size()));
+  file.set_end_marker(kDumpEndMarker);
   for (const DumpedFunction& d : funcs) {
     dump::FunctionDump* fd = file.add_functions();
     *fd->mutable_function() = FunctionToProto(d.function);
@@ -276,6 +277,9 @@ absl::StatusOr<LoadedDump> FromDumpFile(const dump::DumpFile& file) {
     return absl::InvalidArgumentError(absl::StrCat("dump schema version ", file.schema_version(),
                                                    " is not supported (this build reads version ",
                                                    kDumpSchemaVersion, ")"));
+  }
+  if (file.end_marker() != kDumpEndMarker) {
+    return absl::InvalidArgumentError("dump is truncated or not a regalloc dump: its end marker is missing");
   }
   if (file.num_functions() != static_cast<uint32_t>(file.functions_size())) {
     return absl::InvalidArgumentError(absl::StrCat("dump is truncated: it announces ", file.num_functions(),

@@ -26,6 +26,8 @@ namespace regalloc {
 
 // Version 1: the IR, phases run, statistics, value locations.
 inline constexpr uint32_t kDumpSchemaVersion = 1;
+// The last field of every dump file ("RAD1").
+inline constexpr uint32_t kDumpEndMarker = 0x31444152;
 
 struct PhaseStat {
   std::string phase;

@@ -18,6 +18,7 @@
 #include "ssa/printer.h"
 #include "testdata/corpus.h"
 #include "tools/dump.h"
+#include "tools/generator.h"
 #include "tools/phases.h"
 
 namespace regalloc {
@@ -61,6 +62,18 @@ absl::StatusOr<Input> LoadInput(const PipelineOptions& o) {
     return in;
   }
   RA_ASSIGN_OR_RETURN(in.target, TargetByName(target_name, in.target_options));
+  if (o.generate > 0) {
+    if (!o.in.empty()) return absl::InvalidArgumentError("give --in or --generate, not both");
+    GeneratorOptions g;
+    g.num_insts = o.size;
+    for (int i = 0; i < o.generate; ++i) {
+      // Generated functions are generic IR, like the corpus; `legalize` is a phase.
+      g.legalize = false;
+      RA_ASSIGN_OR_RETURN(Function f, Generate(o.seed + i, g, *in.target));
+      in.functions.push_back(DumpedFunction{std::move(f), {}, {}, {}});
+    }
+    return in;
+  }
   std::vector<std::pair<std::string, std::string>> sources;
   if (o.in.empty()) {
     for (const CorpusFile& f : Corpus()) sources.emplace_back(absl::StrCat("corpus/", f.name), f.text);

@@ -9,6 +9,7 @@
 #ifndef REGALLOC_TOOLS_PIPELINE_H_
 #define REGALLOC_TOOLS_PIPELINE_H_
 
+#include <cstdint>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -23,6 +24,9 @@ struct PipelineOptions {
   std::vector<std::string> phases;   // explicit phase list, or
   std::string pipeline;              // a named one; both empty: "front"
   std::string in;                    // .ra text or a dump; empty: the embedded corpus
+  int generate = 0;                  // > 0: run on this many generated functions
+  uint64_t seed = 1;                 //   seeds seed, seed+1, ...
+  int size = 200;                    //   of about this many instructions
   std::string out;                   // .ra text or a dump; empty: none
   std::string dump_after;            // phase after which to write a dump
   std::string dump_dir;

@@ -1,5 +1,6 @@
 // bazel run //tools:pipeline -- [--target=x86_64|x86_64_win|aarch64|armv7]
-//     [--phases=a,b,c | --pipeline=NAME] [--in=FILE.ra|FILE.dump] [--out=FILE]
+//     [--phases=a,b,c | --pipeline=NAME] [--in=FILE.ra|FILE.dump | --generate=N --seed=S --size=I]
+//     [--out=FILE]
 //     [--dump_after=PHASE --dump_dir=DIR] [--print] [--stats] [--list]
 #include <iostream>
 #include <string>
@@ -18,6 +19,9 @@ ABSL_FLAG(bool, frame_pointer, false, "reserve the frame pointer register");
 ABSL_FLAG(std::vector<std::string>, phases, {}, "comma-separated phases to run, in order");
 ABSL_FLAG(std::string, pipeline, "", "a named phase list (see --list); default: front");
 ABSL_FLAG(std::string, in, "", "input: FILE.ra (text) or a dump; default: the embedded corpus");
+ABSL_FLAG(int, generate, 0, "run on this many generated functions instead of --in");
+ABSL_FLAG(uint64_t, seed, 1, "first generator seed (with --generate)");
+ABSL_FLAG(int, size, 200, "instructions per generated function (with --generate)");
 ABSL_FLAG(std::string, out, "", "output: FILE.ra (text) or a dump");
 ABSL_FLAG(std::string, dump_after, "", "write a dump of every function after this phase");
 ABSL_FLAG(std::string, dump_dir, "", "directory for --dump_after");
@@ -51,6 +55,9 @@ int main(int argc, char** argv) {
   o.pipeline = absl::GetFlag(FLAGS_pipeline);
   o.in = absl::GetFlag(FLAGS_in);
   o.out = absl::GetFlag(FLAGS_out);
+  o.generate = absl::GetFlag(FLAGS_generate);
+  o.seed = absl::GetFlag(FLAGS_seed);
+  o.size = absl::GetFlag(FLAGS_size);
   o.dump_after = absl::GetFlag(FLAGS_dump_after);
   o.dump_dir = absl::GetFlag(FLAGS_dump_dir);
   o.print = absl::GetFlag(FLAGS_print);

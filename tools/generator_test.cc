@@ -1,0 +1,80 @@
+#include "tools/generator.h"
+
+#include <string>
+
+#include "gtest/gtest.h"
+#include "ssa/cfg.h"
+#include "ssa/printer.h"
+#include "ssa/verifier.h"
+
+namespace regalloc {
+namespace {
+
+class EveryTarget : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(EveryTarget, ManySeedsVerifyAndAreDeterministic) {
+  const Target& t = *TargetByName(GetParam()).value();
+  GeneratorOptions opts;
+  for (uint64_t seed = 1; seed <= 200; ++seed) {
+    absl::StatusOr<Function> f = Generate(seed, opts, t);
+    ASSERT_TRUE(f.ok()) << f.status() << "\nreproduce: bazel run //tools:pipeline -- --target=" << GetParam()
+                        << " --generate=1 --seed=" << seed << " --size=" << opts.num_insts;
+    EXPECT_TRUE(Verify(*f, t).ok());
+    if (seed % 50 == 0) {
+      absl::StatusOr<Function> again = Generate(seed, opts, t);
+      EXPECT_EQ(PrintFunction(*f, t), PrintFunction(*again, t)) << "seed " << seed;
+    }
+  }
+}
+
+TEST_P(EveryTarget, LargeFunctionsHaveTheRequestedShape) {
+  const Target& t = *TargetByName(GetParam()).value();
+  GeneratorOptions opts;
+  opts.num_insts = 5000;
+  Function f = Generate(7, opts, t).value();
+  int insts = f.CountInstsInLayout();
+  EXPECT_GE(insts, 5000);
+  EXPECT_LE(insts, 5200);
+  ControlFlowGraph cfg(f);
+  DominatorTree dom(f, cfg);
+  LoopNest loops(f, cfg, dom);
+  EXPECT_GT(loops.num_loops(), 5);
+  int max_depth = 0;
+  for (Block b : f.layout()) max_depth = std::max(max_depth, loops.depth(b));
+  EXPECT_GE(max_depth, 2);
+  EXPECT_FALSE(cfg.CriticalEdges().empty());
+  int calls = 0, params = 0, fixed = 0, reuse = 0, floats = 0;
+  for (Block b : f.layout()) {
+    params += static_cast<int>(f.block(b).params.size());
+    for (Inst i : f.block(b).insts) {
+      calls += f.inst(i).opcode == Opcode::kCall;
+      for (const Operand& op : f.operands(i)) {
+        fixed += op.constraint() == ConstraintKind::kFixed;
+        reuse += op.constraint() == ConstraintKind::kReuse;
+        floats += IsFloat(f.value_type(op.value()));
+      }
+    }
+  }
+  EXPECT_GT(calls, 50);
+  EXPECT_GT(params, 100);
+  EXPECT_GT(fixed, 100);
+  EXPECT_GT(floats, 500);
+  if (t.isa() == Isa::kX86_64) EXPECT_GT(reuse, 500);
+  if (t.isa() != Isa::kX86_64) EXPECT_EQ(reuse, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Targets, EveryTarget, ::testing::Values("x86_64", "aarch64", "armv7"));
+
+TEST(GeneratorTest, SeedsDiffer) {
+  const Target& t = *TargetByName("x86_64").value();
+  EXPECT_NE(PrintFunction(Generate(1, {}, t).value(), t), PrintFunction(Generate(2, {}, t).value(), t));
+}
+
+TEST(GeneratorTest, RejectsBadOptions) {
+  GeneratorOptions opts;
+  opts.num_insts = 0;
+  EXPECT_EQ(Generate(1, opts, *TargetByName("x86_64").value()).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace regalloc
