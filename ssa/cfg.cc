@@ -6,7 +6,10 @@
 namespace regalloc {
 
 ControlFlowGraph::ControlFlowGraph(const Function& func)
-    : succs_(func.num_blocks()), preds_(func.num_blocks()), rpo_number_(func.num_blocks(), -1) {
+    : succ_start_(func.num_blocks() + 1, 0), pred_start_(func.num_blocks() + 1, 0), rpo_number_(func.num_blocks(), -1) {
+  // Successor edges in layout order, then predecessors by counting sort.
+  std::vector<Edge> edges;
+  edges.reserve(func.layout().size() * 2);
   for (Block b : func.layout()) {
     Inst term = func.Terminator(b);
     if (!term.IsValid()) continue;
@@ -14,10 +17,22 @@ ControlFlowGraph::ControlFlowGraph(const Function& func)
     for (int t = 0; t < d.num_targets; ++t) {
       Block to = d.targets[t].block;
       if (!func.BlockExists(to)) continue;
-      Edge e{b, to, term, t};
-      succs_[b.index()].push_back(e);
-      preds_[to.index()].push_back(e);
+      edges.push_back(Edge{b, to, term, t});
+      ++succ_start_[b.index() + 1];
+      ++pred_start_[to.index() + 1];
     }
+  }
+  for (size_t i = 1; i < succ_start_.size(); ++i) {
+    succ_start_[i] += succ_start_[i - 1];
+    pred_start_[i] += pred_start_[i - 1];
+  }
+  succ_edges_.resize(edges.size());
+  pred_edges_.resize(edges.size());
+  std::vector<uint32_t> succ_fill(succ_start_.begin(), succ_start_.end() - 1);
+  std::vector<uint32_t> pred_fill(pred_start_.begin(), pred_start_.end() - 1);
+  for (const Edge& e : edges) {
+    succ_edges_[succ_fill[e.from.index()]++] = e;
+    pred_edges_[pred_fill[e.to.index()]++] = e;
   }
   // Iterative DFS for the post-order (a million blocks must not overflow the stack).
   Block entry = func.entry();
@@ -29,7 +44,7 @@ ControlFlowGraph::ControlFlowGraph(const Function& func)
   visited[entry.index()] = 1;
   while (!stack.empty()) {
     auto& [b, next] = stack.back();
-    const std::vector<Edge>& s = succs_[b.index()];
+    absl::Span<const Edge> s = succs(b);
     if (next < s.size()) {
       Block to = s[next++].to;
       if (!visited[to.index()] && func.block(to).in_layout) {
@@ -47,17 +62,15 @@ ControlFlowGraph::ControlFlowGraph(const Function& func)
 
 std::vector<Edge> ControlFlowGraph::CriticalEdges() const {
   std::vector<Edge> out;
-  for (const std::vector<Edge>& edges : succs_) {
-    for (const Edge& e : edges) {
-      if (IsCritical(e)) out.push_back(e);
-    }
+  for (const Edge& e : succ_edges_) {
+    if (IsCritical(e)) out.push_back(e);
   }
   return out;
 }
 
 DominatorTree::DominatorTree(const Function& func, const ControlFlowGraph& cfg)
     : idom_(func.num_blocks()),
-      children_(func.num_blocks()),
+      child_start_(func.num_blocks() + 1, 0),
       pre_(func.num_blocks(), -1),
       post_(func.num_blocks(), -1) {
   const std::vector<Block>& rpo = cfg.rpo();
@@ -91,8 +104,12 @@ DominatorTree::DominatorTree(const Function& func, const ControlFlowGraph& cfg)
   for (size_t i = 1; i < rpo.size(); ++i) {
     Block parent = rpo[idom[i]];
     idom_[rpo[i].index()] = parent;
-    children_[parent.index()].push_back(rpo[i]);
+    ++child_start_[parent.index() + 1];
   }
+  for (size_t i = 1; i < child_start_.size(); ++i) child_start_[i] += child_start_[i - 1];
+  child_list_.resize(rpo.size() - 1);
+  std::vector<uint32_t> fill(child_start_.begin(), child_start_.end() - 1);
+  for (size_t i = 1; i < rpo.size(); ++i) child_list_[fill[idom_[rpo[i].index()].index()]++] = rpo[i];
   // Pre/post numbering of the dominator tree, iteratively.
   int counter = 0;
   std::vector<std::pair<Block, size_t>> stack = {{rpo[0], 0}};
@@ -100,7 +117,7 @@ DominatorTree::DominatorTree(const Function& func, const ControlFlowGraph& cfg)
   preorder_.push_back(rpo[0]);
   while (!stack.empty()) {
     auto& [b, next] = stack.back();
-    const std::vector<Block>& kids = children_[b.index()];
+    absl::Span<const Block> kids = children(b);
     if (next < kids.size()) {
       Block c = kids[next++];
       pre_[c.index()] = counter++;
@@ -166,13 +183,11 @@ int SplitCriticalEdges(Function& func, const std::function<bool(const Edge&)>& f
   std::vector<Edge> critical = cfg.CriticalEdges();
   critical.erase(std::remove_if(critical.begin(), critical.end(), [&](const Edge& e) { return !filter(e); }),
                  critical.end());
-  // New blocks go after their source, in edge order.
-  std::vector<Block> last_placed(func.num_blocks());
+  // New blocks go after their source, in edge order; the layout is rebuilt once.
+  std::vector<std::vector<Block>> placed_after(func.num_blocks());
   for (const Edge& e : critical) {
     Block mid = func.NewBlock();
-    Block& after = last_placed[e.from.index()];
-    func.InsertInLayoutAfter(mid, after.IsValid() ? after : e.from);
-    after = mid;
+    placed_after[e.from.index()].push_back(mid);
     const BranchTarget bt = func.inst(e.branch).targets[e.target];
     absl::Span<const Operand> moved = func.BranchArgs(e.branch, e.target);
     std::vector<Operand> args(moved.begin(), moved.end());
@@ -199,6 +214,17 @@ int SplitCriticalEdges(Function& func, const std::function<bool(const Edge&)>& f
         br.targets[t].first_arg = static_cast<uint16_t>(br.targets[t].first_arg - bt.num_args);
       }
     }
+  }
+  if (!critical.empty()) {
+    std::vector<Block> layout;
+    layout.reserve(func.layout().size() + critical.size());
+    for (Block b : func.layout()) {
+      layout.push_back(b);
+      if (b.index() < placed_after.size()) {
+        layout.insert(layout.end(), placed_after[b.index()].begin(), placed_after[b.index()].end());
+      }
+    }
+    func.SetLayout(std::move(layout));
   }
   return static_cast<int>(critical.size());
 }

@@ -35,8 +35,14 @@ class ControlFlowGraph {
 
   // Edges leaving / entering a block, in branch-target order / discovery order.
   // A `br` with both targets equal contributes two edges.
-  absl::Span<const Edge> succs(Block b) const { return succs_[b.index()]; }
-  absl::Span<const Edge> preds(Block b) const { return preds_[b.index()]; }
+  absl::Span<const Edge> succs(Block b) const {
+    return absl::MakeConstSpan(succ_edges_.data() + succ_start_[b.index()],
+                               succ_start_[b.index() + 1] - succ_start_[b.index()]);
+  }
+  absl::Span<const Edge> preds(Block b) const {
+    return absl::MakeConstSpan(pred_edges_.data() + pred_start_[b.index()],
+                               pred_start_[b.index() + 1] - pred_start_[b.index()]);
+  }
   // Reachable blocks in reverse post-order (entry first).
   const std::vector<Block>& rpo() const { return rpo_; }
   // Position of `b` in rpo(), or -1 when unreachable.
@@ -44,14 +50,15 @@ class ControlFlowGraph {
   bool Reachable(Block b) const { return rpo_number_[b.index()] >= 0; }
   // An edge is critical when its source has several successor edges and its
   // target several predecessor edges: moves for it belong on neither end.
-  bool IsCritical(const Edge& e) const {
-    return succs_[e.from.index()].size() > 1 && preds_[e.to.index()].size() > 1;
-  }
+  bool IsCritical(const Edge& e) const { return succs(e.from).size() > 1 && preds(e.to).size() > 1; }
   std::vector<Edge> CriticalEdges() const;
 
  private:
-  std::vector<std::vector<Edge>> succs_;
-  std::vector<std::vector<Edge>> preds_;
+  // Compressed rows: the edges of block b are [start[b], start[b + 1]).
+  std::vector<Edge> succ_edges_;
+  std::vector<uint32_t> succ_start_;
+  std::vector<Edge> pred_edges_;
+  std::vector<uint32_t> pred_start_;
   std::vector<Block> rpo_;
   std::vector<int> rpo_number_;
 };
@@ -66,7 +73,10 @@ class DominatorTree {
 
   // The immediate dominator; invalid for the entry and unreachable blocks.
   Block idom(Block b) const { return idom_[b.index()]; }
-  const std::vector<Block>& children(Block b) const { return children_[b.index()]; }
+  absl::Span<const Block> children(Block b) const {
+    return absl::MakeConstSpan(child_list_.data() + child_start_[b.index()],
+                               child_start_[b.index() + 1] - child_start_[b.index()]);
+  }
   // Reflexive: every reachable block dominates itself. False if either is unreachable.
   bool Dominates(Block a, Block b) const {
     return pre_[a.index()] >= 0 && pre_[b.index()] >= 0 && pre_[a.index()] <= pre_[b.index()] &&
@@ -77,7 +87,8 @@ class DominatorTree {
 
  private:
   std::vector<Block> idom_;
-  std::vector<std::vector<Block>> children_;
+  std::vector<Block> child_list_;       // children of b: [child_start_[b], child_start_[b + 1])
+  std::vector<uint32_t> child_start_;
   std::vector<int> pre_;
   std::vector<int> post_;
   std::vector<Block> preorder_;

@@ -96,6 +96,12 @@ void Function::InsertInLayoutAfter(Block b, Block after) {
   layout_.insert(it == layout_.end() ? it : it + 1, b);
 }
 
+void Function::SetLayout(std::vector<Block> layout) {
+  for (Block b : layout_) blocks_[b.index()].in_layout = false;
+  layout_ = std::move(layout);
+  for (Block b : layout_) blocks_[b.index()].in_layout = true;
+}
+
 Inst Function::NewInst(const InstData& data, absl::Span<const Operand> operands) {
   InstData d = data;
   d.first_operand = static_cast<uint32_t>(operand_pool_.size());

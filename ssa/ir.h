@@ -286,8 +286,11 @@ class Function {
   const BlockData& block(Block b) const { return blocks_[b.index()]; }
   const std::vector<Block>& layout() const { return layout_; }
   void AppendToLayout(Block b);
-  // Inserts `b` into the layout right after `after`.
+  // Inserts `b` into the layout right after `after` (linear in the layout: for many
+  // insertions build the new order and call SetLayout).
   void InsertInLayoutAfter(Block b, Block after);
+  // Replaces the layout; blocks left out are no longer part of the function.
+  void SetLayout(std::vector<Block> layout);
   Block entry() const { return layout_.empty() ? Block() : layout_.front(); }
 
   // Instructions. `NewInst` creates an instruction not yet placed in a block.

@@ -7,7 +7,7 @@
 #include <string>
 #include <utility>
 
-#include "absl/container/flat_hash_map.h"
+#include <algorithm>
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -142,6 +142,27 @@ struct SourcePos {
   int col = 0;
 };
 
+// Source positions by dense id (values, blocks): flat, since ids are dense.
+class PosTable {
+ public:
+  bool contains(uint32_t id) const { return id < pos_.size() && pos_[id].line != 0; }
+  SourcePos& operator[](uint32_t id) {
+    if (id >= pos_.size()) pos_.resize(std::max<size_t>(id + 1, pos_.size() * 2));
+    return pos_[id];
+  }
+  void clear() { pos_.clear(); }
+  // Calls f(id, pos) for every recorded id, in id order.
+  template <typename F>
+  void ForEach(F f) const {
+    for (size_t i = 0; i < pos_.size(); ++i) {
+      if (pos_[i].line != 0) f(static_cast<uint32_t>(i), pos_[i]);
+    }
+  }
+
+ private:
+  std::vector<SourcePos> pos_;
+};
+
 class Parser {
  public:
   Parser(absl::string_view text, const Target& target) : lexer_(text), target_(target) {}
@@ -193,11 +214,11 @@ class Parser {
 
   Function func_;
   Block current_;
-  // Where each value was defined and first used, for messages.
-  absl::flat_hash_map<uint32_t, SourcePos> def_pos_;
-  absl::flat_hash_map<uint32_t, SourcePos> use_pos_;
-  absl::flat_hash_map<uint32_t, SourcePos> block_ref_pos_;
-  absl::flat_hash_map<uint32_t, SourcePos> block_def_pos_;
+  // Where each value (block) was defined and first used, by id; line 0: nowhere.
+  PosTable def_pos_;
+  PosTable use_pos_;
+  PosTable block_ref_pos_;
+  PosTable block_def_pos_;
   std::vector<uint8_t> slot_declared_;
   // Values whose type was written (parameters, const, load, cmp, call results).
   std::vector<uint8_t> typed_;
@@ -665,12 +686,18 @@ absl::Status Parser::ParseInst() {
 
 absl::Status Parser::Finish() {
   // Every referenced block and used value must be defined.
-  for (const auto& [b, pos] : block_ref_pos_) {
-    if (!block_def_pos_.contains(b)) return ErrorAt(pos, absl::StrCat("block", b, " is referenced but never defined"));
-  }
-  for (const auto& [v, pos] : use_pos_) {
-    if (!def_pos_.contains(v)) return ErrorAt(pos, absl::StrCat("value v", v, " is used but never defined"));
-  }
+  absl::Status missing;
+  block_ref_pos_.ForEach([&](uint32_t b, SourcePos pos) {
+    if (missing.ok() && !block_def_pos_.contains(b)) {
+      missing = ErrorAt(pos, absl::StrCat("block", b, " is referenced but never defined"));
+    }
+  });
+  use_pos_.ForEach([&](uint32_t v, SourcePos pos) {
+    if (missing.ok() && !def_pos_.contains(v)) {
+      missing = ErrorAt(pos, absl::StrCat("value v", v, " is used but never defined"));
+    }
+  });
+  RA_RETURN_IF_ERROR(missing);
   // Result types of arithmetic, copies and moves follow their source; resolve in
   // rounds, since a use may precede its definition in layout order (loops).
   std::vector<uint8_t> known(func_.num_values(), 0);

@@ -1,0 +1,170 @@
+#include "tools/pipeline.h"
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tools/dump.h"
+
+namespace regalloc {
+namespace {
+
+using ::testing::HasSubstr;
+
+struct RunResult {
+  absl::StatusOr<PipelineSummary> summary;
+  std::string out;
+  std::string err;
+};
+
+RunResult Pipeline(PipelineOptions o) {
+  o.progress = false;
+  std::ostringstream out, err;
+  RunResult r{RunPipeline(o, out, err), "", ""};
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+std::string Write(const std::string& name, const std::string& text) {
+  std::string path = ::testing::TempDir() + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(PipelineTest, DefaultJobOnTheCorpusForEveryTarget) {
+  for (const char* t : {"x86_64", "x86_64_win", "aarch64", "armv7"}) {
+    PipelineOptions o;
+    o.target = t;
+    o.stats = true;
+    RunResult r = Pipeline(o);
+    ASSERT_TRUE(r.summary.ok()) << r.summary.status();
+    EXPECT_EQ(r.summary->failed, 0) << t << "\n" << r.err;
+    EXPECT_EQ(r.summary->functions, 14);
+    EXPECT_THAT(r.out, HasSubstr("phases: legalize, verify, split_critical_edges, verify"));
+    EXPECT_THAT(r.out, HasSubstr("%sum_loop"));
+    EXPECT_THAT(r.out, HasSubstr("total (14)"));
+    EXPECT_THAT(r.out, HasSubstr("total           split_critical_edges.edges_split = 16"));
+  }
+}
+
+TEST(PipelineTest, DumpAfterAPhaseAndStartFromIt) {
+  PipelineOptions o;
+  o.target = "armv7";
+  o.dump_after = "legalize";
+  o.dump_dir = ::testing::TempDir();
+  RunResult first = Pipeline(o);
+  ASSERT_TRUE(first.summary.ok()) << first.summary.status();
+  std::string dump = ::testing::TempDir() + "/after_legalize.dump";
+  LoadedDump loaded = ReadDumpFile(dump).value();
+  EXPECT_EQ(loaded.target->name(), "armv7");
+  ASSERT_EQ(loaded.functions.size(), 14u);
+  EXPECT_EQ(loaded.functions[0].phases_run, std::vector<std::string>{"legalize"});
+
+  PipelineOptions again;
+  again.in = dump;
+  again.phases = {"verify", "print"};
+  RunResult second = Pipeline(again);
+  ASSERT_TRUE(second.summary.ok()) << second.summary.status();
+  EXPECT_EQ(second.summary->failed, 0);
+  EXPECT_THAT(second.out, HasSubstr("target armv7 (aapcs-vfp)"));
+  EXPECT_THAT(second.out, HasSubstr("block0(v0@%r0: i32, v1@%r1: i32):"));  // legalized before the dump
+
+  again.target = "x86_64";
+  EXPECT_THAT(Pipeline(again).summary.status().message(), HasSubstr("was dumped for target armv7, not x86_64"));
+}
+
+TEST(PipelineTest, LowersParametersOfAnAllocatedTextFile) {
+  std::string in = Write("alloc.ra", R"(function %f(i64, i64) -> i64 {
+block0(v0[%rdi]: i64, v1[%rsi]: i64):
+    jump block1(v1[%rsi], v0[%rdi])
+block1(v2[%rdi]: i64, v3[%rsi]: i64):
+    ret v2[%rdi]
+}
+)");
+  PipelineOptions o;
+  o.in = in;
+  o.phases = {"lower_params", "verify"};
+  o.out = ::testing::TempDir() + "/lowered.ra";
+  o.stats = true;
+  RunResult r = Pipeline(o);
+  ASSERT_TRUE(r.summary.ok()) << r.summary.status();
+  EXPECT_EQ(r.summary->failed, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("lower_params.swaps = 1"));
+  std::stringstream written;
+  written << std::ifstream(o.out).rdbuf();
+  EXPECT_THAT(written.str(), HasSubstr("v2@any[%rdi], v3@any[%rsi] = parallel_copy v1@any[%rsi], v0@any[%rdi]"));
+}
+
+TEST(PipelineTest, GeneratedFunctions) {
+  PipelineOptions o;
+  o.generate = 5;
+  o.seed = 100;
+  o.size = 300;
+  o.target = "aarch64";
+  RunResult r = Pipeline(o);
+  ASSERT_TRUE(r.summary.ok()) << r.summary.status();
+  EXPECT_EQ(r.summary->functions, 5);
+  EXPECT_EQ(r.summary->failed, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("%gen104"));
+}
+
+TEST(PipelineTest, ConfigurationErrors) {
+  PipelineOptions o;
+  o.phases = {"verify", "frobnicate"};
+  EXPECT_THAT(Pipeline(o).summary.status().message(),
+              HasSubstr("unknown phase 'frobnicate'; available phases: legalize, lower_params, print, split_critical_edges, verify"));
+  o = {};
+  o.pipeline = "chaitin";
+  EXPECT_THAT(Pipeline(o).summary.status().message(), HasSubstr("unknown pipeline 'chaitin'; known pipelines: front"));
+  o = {};
+  o.target = "z80";
+  EXPECT_THAT(Pipeline(o).summary.status().message(), HasSubstr("unknown target 'z80'"));
+  o = {};
+  o.dump_after = "print";
+  EXPECT_THAT(Pipeline(o).summary.status().message(), HasSubstr("--dump_after=print is not among the phases"));
+  o = {};
+  o.in = Write("bad.ra", "function %f() {\nblock0:\n    v0 = bogus\n}\n");
+  EXPECT_THAT(Pipeline(o).summary.status().message(), HasSubstr("bad.ra:3:10: unknown opcode 'bogus'"));
+  o = {};
+  o.in = Write("bad.dump", "garbage");
+  EXPECT_THAT(Pipeline(o).summary.status().message(), HasSubstr("bad.dump: not a regalloc dump"));
+}
+
+TEST(PipelineTest, MissingInputsFailEachFunctionWithOneMessage) {
+  PipelineOptions o;
+  o.phases = {"lower_params"};
+  RunResult r = Pipeline(o);
+  ASSERT_TRUE(r.summary.ok());
+  EXPECT_EQ(r.summary->failed, 14);
+  EXPECT_THAT(r.err, HasSubstr("phase 'lower_params' needs 'locations', which neither the input nor an earlier phase "
+                               "provides"));
+  EXPECT_THAT(r.err, HasSubstr("[14 function(s): %calls, "));
+}
+
+TEST(PipelineTest, APhaseFailingOnOneFunctionLeavesTheOthers) {
+  // Legalization rejects i64 on ARMv7 for one function only.
+  std::string in = Write("mixed.ra", R"(function %ok(i32) -> i32 {
+block0(v0: i32):
+    ret v0
+}
+
+function %wide(i64) -> i64 {
+block0(v0: i64):
+    ret v0
+}
+)");
+  PipelineOptions o;
+  o.in = in;
+  o.target = "armv7";
+  RunResult r = Pipeline(o);
+  ASSERT_TRUE(r.summary.ok());
+  EXPECT_EQ(r.summary->failed, 1);
+  EXPECT_THAT(r.err, HasSubstr("%wide: phase legalize: function %wide: v0 has type i64, for which armv7 has no registers"));
+  EXPECT_THAT(r.out, HasSubstr("failed in legalize"));
+}
+
+}  // namespace
+}  // namespace regalloc
