@@ -176,7 +176,8 @@ absl::StatusOr<PipelineSummary> RunPipeline(const PipelineOptions& o, std::ostre
   // The table.
   out << "target " << target.name() << " (" << target.abi().name << "), phases: " << absl::StrJoin(names, ", ")
       << "\n";
-  size_t name_width = 8;
+  std::string total_label = absl::StrCat("total (", summary.functions, ")");
+  size_t name_width = std::max<size_t>(8, total_label.size());
   for (const DumpedFunction& d : input.functions) name_width = std::max(name_width, d.function.name().size() + 1);
   out << absl::StrFormat("%-*s %7s %6s %6s", name_width, "function", "insts", "blocks", "values");
   for (size_t i = 0; i < names.size(); ++i) out << absl::StrFormat(" %*s", std::max<size_t>(names[i].size(), 8) + 3, absl::StrCat(names[i], " us"));
@@ -194,7 +195,7 @@ absl::StatusOr<PipelineSummary> RunPipeline(const PipelineOptions& o, std::ostre
     }
     out << "  " << status[fi] << "\n";
   }
-  out << absl::StrFormat("%-*s %7d %6s %6s", name_width, absl::StrCat("total (", summary.functions, ")"), total_insts,
+  out << absl::StrFormat("%-*s %7d %6s %6s", name_width, total_label, total_insts,
                          "", "");
   for (size_t i = 0; i < names.size(); ++i) {
     out << absl::StrFormat(" %*s", std::max<size_t>(names[i].size(), 8) + 3, Micros(total_times[i]));
