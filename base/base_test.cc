@@ -2,6 +2,7 @@
 
 #include "absl/status/statusor.h"
 #include "base/bitset.h"
+#include "base/compressed_rows.h"
 #include "base/id.h"
 #include "base/status_macros.h"
 #include "gtest/gtest.h"
@@ -39,6 +40,16 @@ TEST(BitSet256Test, EmptySetIteratesNothing) {
   int n = 0;
   for (uint32_t i : s) n += static_cast<int>(i) + 1;
   EXPECT_EQ(n, 0);
+}
+
+TEST(CompressedRowsTest, GroupsByKeyKeepingOrder) {
+  std::vector<int> items = {31, 10, 22, 11, 30, 12};
+  CompressedRows<int> rows;
+  rows.Build(4, absl::MakeConstSpan(items), [](int x) { return x / 10; });
+  EXPECT_EQ(std::vector<int>(rows.Row(1).begin(), rows.Row(1).end()), (std::vector<int>{10, 11, 12}));
+  EXPECT_EQ(std::vector<int>(rows.Row(3).begin(), rows.Row(3).end()), (std::vector<int>{31, 30}));
+  EXPECT_TRUE(rows.Row(0).empty());
+  EXPECT_EQ(rows.all().size(), items.size());
 }
 
 struct ATag {};

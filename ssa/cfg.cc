@@ -5,9 +5,7 @@
 
 namespace regalloc {
 
-ControlFlowGraph::ControlFlowGraph(const Function& func)
-    : succ_start_(func.num_blocks() + 1, 0), pred_start_(func.num_blocks() + 1, 0), rpo_number_(func.num_blocks(), -1) {
-  // Successor edges in layout order, then predecessors by counting sort.
+ControlFlowGraph::ControlFlowGraph(const Function& func) : rpo_number_(func.num_blocks(), -1) {
   std::vector<Edge> edges;
   edges.reserve(func.layout().size() * 2);
   for (Block b : func.layout()) {
@@ -16,24 +14,11 @@ ControlFlowGraph::ControlFlowGraph(const Function& func)
     const InstData& d = func.inst(term);
     for (int t = 0; t < d.num_targets; ++t) {
       Block to = d.targets[t].block;
-      if (!func.BlockExists(to)) continue;
-      edges.push_back(Edge{b, to, term, t});
-      ++succ_start_[b.index() + 1];
-      ++pred_start_[to.index() + 1];
+      if (func.BlockExists(to)) edges.push_back(Edge{b, to, term, t});
     }
   }
-  for (size_t i = 1; i < succ_start_.size(); ++i) {
-    succ_start_[i] += succ_start_[i - 1];
-    pred_start_[i] += pred_start_[i - 1];
-  }
-  succ_edges_.resize(edges.size());
-  pred_edges_.resize(edges.size());
-  std::vector<uint32_t> succ_fill(succ_start_.begin(), succ_start_.end() - 1);
-  std::vector<uint32_t> pred_fill(pred_start_.begin(), pred_start_.end() - 1);
-  for (const Edge& e : edges) {
-    succ_edges_[succ_fill[e.from.index()]++] = e;
-    pred_edges_[pred_fill[e.to.index()]++] = e;
-  }
+  succs_.Build(func.num_blocks(), edges, [](const Edge& e) { return e.from.index(); });
+  preds_.Build(func.num_blocks(), edges, [](const Edge& e) { return e.to.index(); });
   // Iterative DFS for the post-order (a million blocks must not overflow the stack).
   Block entry = func.entry();
   if (!entry.IsValid()) return;
@@ -62,7 +47,7 @@ ControlFlowGraph::ControlFlowGraph(const Function& func)
 
 std::vector<Edge> ControlFlowGraph::CriticalEdges() const {
   std::vector<Edge> out;
-  for (const Edge& e : succ_edges_) {
+  for (const Edge& e : succs_.all()) {
     if (IsCritical(e)) out.push_back(e);
   }
   return out;
@@ -70,7 +55,6 @@ std::vector<Edge> ControlFlowGraph::CriticalEdges() const {
 
 DominatorTree::DominatorTree(const Function& func, const ControlFlowGraph& cfg)
     : idom_(func.num_blocks()),
-      child_start_(func.num_blocks() + 1, 0),
       pre_(func.num_blocks(), -1),
       post_(func.num_blocks(), -1) {
   const std::vector<Block>& rpo = cfg.rpo();
@@ -101,15 +85,9 @@ DominatorTree::DominatorTree(const Function& func, const ControlFlowGraph& cfg)
       }
     }
   }
-  for (size_t i = 1; i < rpo.size(); ++i) {
-    Block parent = rpo[idom[i]];
-    idom_[rpo[i].index()] = parent;
-    ++child_start_[parent.index() + 1];
-  }
-  for (size_t i = 1; i < child_start_.size(); ++i) child_start_[i] += child_start_[i - 1];
-  child_list_.resize(rpo.size() - 1);
-  std::vector<uint32_t> fill(child_start_.begin(), child_start_.end() - 1);
-  for (size_t i = 1; i < rpo.size(); ++i) child_list_[fill[idom_[rpo[i].index()].index()]++] = rpo[i];
+  std::vector<Block> non_entry(rpo.begin() + 1, rpo.end());
+  for (size_t i = 1; i < rpo.size(); ++i) idom_[rpo[i].index()] = rpo[idom[i]];
+  children_.Build(func.num_blocks(), non_entry, [&](Block b) { return idom_[b.index()].index(); });
   // Pre/post numbering of the dominator tree, iteratively.
   int counter = 0;
   std::vector<std::pair<Block, size_t>> stack = {{rpo[0], 0}};

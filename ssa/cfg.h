@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "absl/types/span.h"
+#include "base/compressed_rows.h"
 #include "ssa/ir.h"
 
 namespace regalloc {
@@ -35,14 +36,8 @@ class ControlFlowGraph {
 
   // Edges leaving / entering a block, in branch-target order / discovery order.
   // A `br` with both targets equal contributes two edges.
-  absl::Span<const Edge> succs(Block b) const {
-    return absl::MakeConstSpan(succ_edges_.data() + succ_start_[b.index()],
-                               succ_start_[b.index() + 1] - succ_start_[b.index()]);
-  }
-  absl::Span<const Edge> preds(Block b) const {
-    return absl::MakeConstSpan(pred_edges_.data() + pred_start_[b.index()],
-                               pred_start_[b.index() + 1] - pred_start_[b.index()]);
-  }
+  absl::Span<const Edge> succs(Block b) const { return succs_.Row(b.index()); }
+  absl::Span<const Edge> preds(Block b) const { return preds_.Row(b.index()); }
   // Reachable blocks in reverse post-order (entry first).
   const std::vector<Block>& rpo() const { return rpo_; }
   // Position of `b` in rpo(), or -1 when unreachable.
@@ -54,11 +49,8 @@ class ControlFlowGraph {
   std::vector<Edge> CriticalEdges() const;
 
  private:
-  // Compressed rows: the edges of block b are [start[b], start[b + 1]).
-  std::vector<Edge> succ_edges_;
-  std::vector<uint32_t> succ_start_;
-  std::vector<Edge> pred_edges_;
-  std::vector<uint32_t> pred_start_;
+  CompressedRows<Edge> succs_;
+  CompressedRows<Edge> preds_;
   std::vector<Block> rpo_;
   std::vector<int> rpo_number_;
 };
@@ -73,10 +65,7 @@ class DominatorTree {
 
   // The immediate dominator; invalid for the entry and unreachable blocks.
   Block idom(Block b) const { return idom_[b.index()]; }
-  absl::Span<const Block> children(Block b) const {
-    return absl::MakeConstSpan(child_list_.data() + child_start_[b.index()],
-                               child_start_[b.index() + 1] - child_start_[b.index()]);
-  }
+  absl::Span<const Block> children(Block b) const { return children_.Row(b.index()); }
   // Reflexive: every reachable block dominates itself. False if either is unreachable.
   bool Dominates(Block a, Block b) const {
     return pre_[a.index()] >= 0 && pre_[b.index()] >= 0 && pre_[a.index()] <= pre_[b.index()] &&
@@ -87,8 +76,7 @@ class DominatorTree {
 
  private:
   std::vector<Block> idom_;
-  std::vector<Block> child_list_;       // children of b: [child_start_[b], child_start_[b + 1])
-  std::vector<uint32_t> child_start_;
+  CompressedRows<Block> children_;
   std::vector<int> pre_;
   std::vector<int> post_;
   std::vector<Block> preorder_;
