@@ -338,6 +338,11 @@ class Function {
   const StackSlotData& stack_slot(StackSlot s) const { return stack_slots_[s.index()]; }
   void EnsureStackSlot(StackSlot s, int size);
 
+  // The frame summary's callee-saved registers: the prologue saves them and the
+  // epilogue restores them, so the body may use them freely. Text: `saves %rbx, %r12`.
+  const RegSet& saved_regs() const { return saved_regs_; }
+  void set_saved_regs(const RegSet& regs) { saved_regs_ = regs; }
+
   // True when every operand of the layout carries a location (the function is an
   // allocation result).
   bool IsAllocated() const;
@@ -355,6 +360,7 @@ class Function {
   std::vector<std::string> callees_;
   std::vector<RegSet> clobber_sets_;
   std::vector<StackSlotData> stack_slots_;
+  RegSet saved_regs_;
 };
 
 }  // namespace regalloc

@@ -763,6 +763,24 @@ absl::StatusOr<Function> Parser::ParseFunctionDef() {
     func_.EnsureStackSlot(StackSlot(n), size);
     RA_RETURN_IF_ERROR(Advance());
   }
+  // The frame summary: "saves %reg, %reg".
+  if (IsIdent("saves")) {
+    int line = tok_.line;
+    RA_RETURN_IF_ERROR(Advance());
+    RegSet saved;
+    while (true) {
+      if (tok_.kind != Tok::kSigil || OnLaterLine(line)) return Expected("a register (%name) in the saves list");
+      std::optional<PReg> r = target_.FindReg(tok_.text);
+      if (!r.has_value()) {
+        return ErrorHere(absl::StrCat("unknown register '%", tok_.text, "' on target ", target_.name()));
+      }
+      saved.Insert(*r);
+      RA_RETURN_IF_ERROR(Advance());
+      if (!IsPunct(",")) break;
+      RA_RETURN_IF_ERROR(Advance());
+    }
+    func_.set_saved_regs(saved);
+  }
   if (!IsPunct("}") && !(tok_.kind == Tok::kIdent && NumberedName(tok_.text, "block").has_value())) {
     return Expected("a block header (blockN:) or '}'");
   }

@@ -51,6 +51,7 @@ block0(v0@%rdi: i64, v1@%rsi: i64, v2@%xmm0: f64):
 function %allocated() -> i32 {
     ss0 = stack_slot 4
     ss1 = stack_slot 16
+    saves %rbx, %r12
 block0:
     v0[%eax] = const.i32 1
     v0[ss0] = spill v0[%eax]

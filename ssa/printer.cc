@@ -149,6 +149,11 @@ std::string PrintFunction(const Function& func, const Target& target) {
   for (int s = 0; s < func.num_stack_slots(); ++s) {
     absl::StrAppend(&out, "    ss", s, " = stack_slot ", func.stack_slot(StackSlot(s)).size, "\n");
   }
+  if (!func.saved_regs().Empty()) {
+    std::vector<std::string> names;
+    for (PReg r : func.saved_regs()) names.push_back(absl::StrCat("%", target.RegName(r)));
+    absl::StrAppend(&out, "    saves ", absl::StrJoin(names, ", "), "\n");
+  }
   for (Block b : func.layout()) {
     const BlockData& bd = func.block(b);
     absl::StrAppend(&out, "block", b.index());

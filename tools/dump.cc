@@ -137,6 +137,14 @@ absl::StatusOr<Function> Loader::Load() {
     if (size == 0 || size > (1u << 20)) return Error(absl::StrCat("ss", s), absl::StrCat("bad size ", size));
     f_.EnsureStackSlot(StackSlot(s), static_cast<int>(size));
   }
+  RegSet saved;
+  for (uint32_t r : p_.saved_regs().regs()) {
+    if (r >= static_cast<uint32_t>(target_.num_regs())) {
+      return Error("saved registers", absl::StrCat("register #", r, " does not exist on ", target_.name()));
+    }
+    saved.Insert(PReg(r));
+  }
+  f_.set_saved_regs(saved);
   if (p_.num_blocks() > (1u << 24)) return Error("blocks", "too many blocks");
   if (p_.num_blocks() > 0) f_.EnsureBlock(Block(p_.num_blocks() - 1));
   std::vector<uint8_t> placed(p_.num_blocks(), 0);
@@ -237,6 +245,7 @@ dump::Function FunctionToProto(const Function& func) {
     for (PReg r : func.clobber_set(s)) set->add_regs(r.index());
   }
   for (int s = 0; s < func.num_stack_slots(); ++s) p.add_stack_slot_sizes(func.stack_slot(StackSlot(s)).size);
+  for (PReg r : func.saved_regs()) p.mutable_saved_regs()->add_regs(r.index());
   return p;
 }
 
