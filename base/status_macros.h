@@ -20,7 +20,8 @@
   } while (0)
 
 // Evaluates `rexpr` (an absl::StatusOr<T>); on error returns its status, otherwise
-// moves the value into `lhs` (which may be a declaration).
+// moves the value into `lhs` (which may be a declaration). Expands to several
+// statements: use braces around it in an `if`.
 #define RA_ASSIGN_OR_RETURN(lhs, rexpr) \
   RA_ASSIGN_OR_RETURN_IMPL_(RA_STATUS_CONCAT_(ra_statusor_, __LINE__), lhs, rexpr)
 

@@ -125,6 +125,13 @@ class Location {
   uint32_t bits_;
 };
 
+// True when `a` and `b` share storage (alias-aware for registers).
+inline bool LocationsOverlap(Location a, Location b, const Target& target) {
+  if (a.IsReg() && b.IsReg()) return target.RegsAlias(a.reg(), b.reg());
+  if (a.IsStack() && b.IsStack()) return a.slot() == b.slot();
+  return false;
+}
+
 enum class OperandKind : uint8_t { kUse, kDef };
 
 // When, within its instruction, an operand is read or written. Uses default to

@@ -12,8 +12,8 @@ namespace {
 
 // Creates the instruction for one sequentialized step.
 Inst EmitStep(Function& func, const CopyStep& step) {
-  auto def = [](Value v, Location l) { return Operand::Def(v).WithConstraint(ConstraintKind::kAny).WithLocation(l); };
-  auto use = [](Value v, Location l) { return Operand::Use(v).WithConstraint(ConstraintKind::kAny).WithLocation(l); };
+  auto def = [](Value v, Location l) { return Operand::Def(v).WithLocation(l); };
+  auto use = [](Value v, Location l) { return Operand::Use(v).WithLocation(l); };
   InstData d;
   if (step.kind == CopyStep::Kind::kSwap) {
     d.opcode = Opcode::kParallelCopy;

@@ -50,11 +50,11 @@ block0(v0[%rdi]: i64, v1[%rsi]: i64):
     v2[%rax] = const.i64 0
     br v0[%rdi], block1, block3
 block3:
-    v5@any[%rax] = move v1@any[%rsi]
+    v5[%rax] = move v1[%rsi]
     jump block2
 block1:
-    v3@any[%rsi], v4@any[%rax] = parallel_copy v2@any[%rax], v1@any[%rsi]
-    v5@any[%rax] = move v3@any[%rsi]
+    v3[%rsi], v4[%rax] = parallel_copy v2[%rax], v1[%rsi]
+    v5[%rax] = move v3[%rsi]
     jump block2
 block2:
     ret v5[%rax]
@@ -78,9 +78,9 @@ block1(v2[%x0]: i64, v3[%x1]: i64):
   EXPECT_EQ(out.text, R"(function %f(i64, i64) -> i64 {
     ss0 = stack_slot 8
 block0(v0[%x0]: i64, v1[%x1]: i64):
-    v0@any[ss0] = spill v0@any[%x0]
-    v2@any[%x0] = move v1@any[%x1]
-    v3@any[%x1] = reload v0@any[ss0]
+    v0[ss0] = spill v0[%x0]
+    v2[%x0] = move v1[%x1]
+    v3[%x1] = reload v0[ss0]
     jump block1
 block1:
     ret v2[%x0]
@@ -105,10 +105,10 @@ block1(v1[%rdi]: i64):
   EXPECT_EQ(out.stats.edges_split, 0);
   EXPECT_EQ(out.text, R"(function %f(i64) -> i64 {
 block0(v0[%rdi]: i64):
-    v1@any[%rdi] = move v0@any[%rdi]
+    v1[%rdi] = move v0[%rdi]
     br v0[%rdi], block1, block2
 block2:
-    v1@any[%rdi] = move v0@any[%rdi]
+    v1[%rdi] = move v0[%rdi]
     jump block1
 block1:
     ret v1[%rdi]

@@ -6,12 +6,6 @@
 
 namespace regalloc {
 
-bool LocationsOverlap(Location a, Location b, const Target& target) {
-  if (a.IsReg() && b.IsReg()) return target.RegsAlias(a.reg(), b.reg());
-  if (a.IsStack() && b.IsStack()) return a.slot() == b.slot();
-  return false;
-}
-
 namespace {
 
 // Emission preference among ready moves: stores, register moves, reloads, memory moves.

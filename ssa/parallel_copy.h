@@ -68,9 +68,6 @@ struct ParallelCopyOptions {
   std::function<StackSlot(Type)> new_stack_slot;
 };
 
-// True when `a` and `b` share storage (alias-aware for registers).
-bool LocationsOverlap(Location a, Location b, const Target& target);
-
 absl::StatusOr<std::vector<CopyStep>> SequentializeParallelCopy(absl::Span<const CopyMove> moves,
                                                                 const Target& target,
                                                                 const ParallelCopyOptions& options);

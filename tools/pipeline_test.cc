@@ -95,7 +95,7 @@ block1(v2[%rdi]: i64, v3[%rsi]: i64):
   EXPECT_THAT(r.out, HasSubstr("lower_params.swaps = 1"));
   std::stringstream written;
   written << std::ifstream(o.out).rdbuf();
-  EXPECT_THAT(written.str(), HasSubstr("v2@any[%rdi], v3@any[%rsi] = parallel_copy v1@any[%rsi], v0@any[%rdi]"));
+  EXPECT_THAT(written.str(), HasSubstr("v2[%rdi], v3[%rsi] = parallel_copy v1[%rsi], v0[%rdi]"));
 }
 
 TEST(PipelineTest, GeneratedFunctions) {

@@ -1,0 +1,46 @@
+// The allocation checker: symbolic verification that an allocated function
+// computes what its SSA form computes, whatever the allocator did.
+//
+//   absl::Status s = CheckAllocation(func, target);
+//
+// Lattice. At every program point each register unit and each stack slot holds a
+// set of values: the values equal to its content (ssa/ir.h, "value semantics of
+// locations"). A register holds v when every one of its units does, so aliasing
+// is exact (a write to %al takes v out of %rax). Block entry states are the
+// intersection over incoming edges; blocks not reached yet contribute nothing
+// (top). States only shrink, so the forward dataflow reaches a fixpoint; then one
+// more pass checks every instruction against the fixpoint states.
+//
+// Transfer of one instruction: Early uses are read; Early defs are written;
+// clobbers empty their units; Late uses are read; Late defs are written. A def
+// writes {its value}; a move-like def writes its source's set plus its value. A
+// branch to a block with parameters copies, in parallel, each argument's set
+// (plus the parameter) into the parameter's location. At entry, parameters hold
+// themselves and every callee-saved unit holds a marker of its entry value.
+//
+// Rules, each a distinct error (InvalidArgument) naming the function, block,
+// instruction, operand, location, what it held and what was expected:
+//  - every operand has a location; a register of the value's class (so no
+//    reserved register) or a stack slot large enough for its type;
+//  - the location satisfies the constraint: Reg (a register), Stack (a slot),
+//    Fixed (that register), Reuse (the register of use k) — except on spill,
+//    reload, move and parallel_copy, whose locations are the allocator's choice;
+//  - the defs of one instruction do not overlap;
+//  - every use finds its value in its location (which catches values clobbered by
+//    calls, overwritten by aliases or by early defs, lost at a merge, ...);
+//  - at `ret`, callee-saved registers not in the frame's `saves` hold their entry
+//    values.
+#ifndef REGALLOC_TOOLS_CHECKER_H_
+#define REGALLOC_TOOLS_CHECKER_H_
+
+#include "absl/status/status.h"
+#include "ssa/ir.h"
+#include "targets/target.h"
+
+namespace regalloc {
+
+absl::Status CheckAllocation(const Function& func, const Target& target);
+
+}  // namespace regalloc
+
+#endif  // REGALLOC_TOOLS_CHECKER_H_

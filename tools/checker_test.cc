@@ -1,0 +1,172 @@
+#include "tools/checker.h"
+
+#include <string>
+
+#include "absl/strings/str_replace.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "ssa/lower_params.h"
+#include "ssa/parser.h"
+#include "ssa/verifier.h"
+
+namespace regalloc {
+namespace {
+
+using ::testing::HasSubstr;
+
+const Target& X86() { return *TargetByName("x86_64").value(); }
+
+absl::Status CheckText(const std::string& text) {
+  absl::StatusOr<Function> f = ParseFunction(text, X86());
+  if (!f.ok()) return absl::InternalError(absl::StrCat("did not parse: ", f.status().message()));
+  return CheckAllocation(*f, X86());
+}
+
+// A correct allocation: v2 is spilled across the call and reloaded.
+constexpr char kValid[] = R"(function %f(i64, i64) -> i64 {
+    ss0 = stack_slot 8
+    ss1 = stack_slot 8
+block0(v0@%rdi[%rdi]: i64, v1@%rsi[%rsi]: i64):
+    v2@reuse0[%rdi] = add v0[%rdi], v1@any[%rsi]
+    v2[ss0] = spill v2[%rdi]
+    v1[ss1] = spill v1[%rsi]
+    v1[%rdi] = move v1[%rsi]
+    v3@%rax[%rax] = call.i64 %g(v1@%rdi[%rdi]) clobbers %rax, %rcx, %rdx, %rsi, %rdi, %r8, %r9, %r10, %r11
+    v2[%rcx] = reload v2[ss0]
+    v4@reuse0[%rax] = add v3[%rax], v2@any[%rcx]
+    ret v4@%rax[%rax]
+}
+)";
+
+TEST(CheckerTest, AcceptsACorrectAllocation) { EXPECT_TRUE(CheckText(kValid).ok()) << CheckText(kValid); }
+
+struct Violation {
+  const char* name;
+  const char* find;
+  const char* replace;
+  const char* message;
+};
+
+const Violation kViolations[] = {
+    {"value not in its location", "v2@any[%rcx]", "v2@any[%rdx]",
+     "inst 6 `v4@reuse0[%rax] = add v3[%rax], v2@any[%rdx]`: use #1 expects v2 in %rdx, which holds nothing"},
+    {"value clobbered by a call", "v2[%rcx] = reload v2[ss0]", "v2[%rcx] = move v2[%rdi]",
+     "use #0 expects v2 in %rdi, which holds nothing"},
+    {"overwritten through an alias", "    v4@reuse0", "    v9[%eax] = const.i32 1\n    v4@reuse0",
+     "use #0 expects v3 in %rax, which holds nothing"},
+    {"fixed register not honored", "%g(v1@%rdi[%rdi])", "%g(v1@%rdi[%rsi])", "use #0 (v1) is fixed to %rdi, is in %rsi"},
+    {"reuse not honored", "v2@reuse0[%rdi] = add", "v2@reuse0[%rcx] = add",
+     "def #0 (v2) must reuse the register of use #0 (%rdi), is in %rcx"},
+    {"stack constraint in a register", "v1@any[%rsi]", "v1@stack[%rsi]", "use #1 (v1) needs a stack slot, is in %rsi"},
+    {"register constraint on the stack", "v2@any[%rcx]", "v2[ss0]", "use #1 (v2) needs a register, is in ss0"},
+    {"register of the wrong class", "v0@%rdi[%rdi]: i64", "v0[%xmm0]: i64",
+     "parameter: def #0 (v0) of type i64 is in %xmm0, which is not an allocatable register of its class (gpr64)"},
+    {"reserved register", "v1[%rdi] = move v1[%rsi]", "v1[%rsp] = move v1[%rsi]",
+     "def #0 (v1) of type i64 is in %rsp, which is not an allocatable register of its class (gpr64)"},
+    {"early def over a late use", "    ret v4", "    v6@early[%rcx] = sub v4[%rax], v2@late[%rcx]\n    ret v4",
+     "use #1 expects v2 in %rcx, which holds v6"},
+    {"overlapping defs", "v3@%rax[%rax] = call.i64 %g(", "v3@%rax[%rax], v7[%eax] = call.i64.i32 %g(",
+     "defs v3 and v7 overlap in %rax / %eax"},
+    {"callee-saved register not restored", "v2[%rcx] = reload v2[ss0]", "v2[%rbx] = reload v2[ss0]\n    v2[%rcx] = move v2[%rbx]",
+     "callee-saved %rbx does not hold its entry value at ret (holds v2); restore it or list it in the frame's saves"},
+    {"missing location", "v2[%rcx] = reload v2[ss0]", "v2[%rcx] = reload v2", "use #0 (v2) has no location"},
+    {"stack slot too small", "ss0 = stack_slot 8", "ss0 = stack_slot 4", "def #0 (v2) of type i64 is in ss0 of 4 bytes, too small"},
+    {"reload from the wrong slot", "reload v2[ss0]", "reload v2[ss1]", "use #0 expects v2 in ss1, which holds v1"},
+    {"late use in a clobbered register", "    ret v4", "    v8@%rax[%rax] = div v4@%rax[%rax], v3@any@late[%rdx] clobbers %rdx\n    ret v4",
+     "use #1 expects v3 in %rdx, which holds nothing"},
+    {"result in the wrong register", "ret v4@%rax[%rax]", "ret v4@%rax[%rcx]", "use #0 (v4) is fixed to %rax, is in %rcx"},
+    {"swap done as two moves", "    v2@reuse0[%rdi] = add",
+     "    v0[%rsi] = move v0[%rdi]\n    v1[%rdi] = move v1[%rsi]\n    v2@reuse0[%rdi] = add",
+     "inst 1 `v1[%rdi] = move v1[%rsi]`: use #0 expects v1 in %rsi, which holds v0"},
+    {"spill of a value that is not there", "v1[ss1] = spill v1[%rsi]", "v1[ss1] = spill v1[%rdi]",
+     "use #0 expects v1 in %rdi, which holds v2"},
+    {"undeclared stack slot", "reload v2[ss0]", "reload v2[ss5]", "did not parse"},
+};
+
+TEST(CheckerTest, EachViolationIsCaughtAndNamed) {
+  int distinct = 0;
+  for (const Violation& v : kViolations) {
+    std::string text = kValid;
+    ASSERT_NE(text.find(v.find), std::string::npos) << v.name;
+    text.replace(text.find(v.find), std::string(v.find).size(), v.replace);
+    absl::Status s = CheckText(text);
+    EXPECT_FALSE(s.ok()) << v.name;
+    EXPECT_THAT(std::string(s.message()), HasSubstr(v.message)) << v.name;
+    if (s.code() == absl::StatusCode::kInvalidArgument) ++distinct;
+  }
+  EXPECT_GE(distinct, 15);
+}
+
+TEST(CheckerTest, MergesIntersect) {
+  // On one path %eax is overwritten after v1 moves to %ecx: after the merge %eax
+  // holds v1 on one path only, so it holds nothing.
+  constexpr char kText[] = R"(function %m(i32) -> i32 {
+block0(v0@%edi[%edi]: i32):
+    v1[%eax] = copy v0[%edi]
+    br v0[%edi], block1, block2
+block1:
+    v1[%ecx] = move v1[%eax]
+    v5[%eax] = const.i32 3
+    jump block3
+block2:
+    jump block3
+block3:
+    ret v1@%eax[%eax]
+}
+)";
+  EXPECT_THAT(CheckText(kText).message(), HasSubstr("block3, inst 0 `ret v1@%eax[%eax]`: use #0 expects v1 in %eax, which holds nothing"));
+  std::string fixed = absl::StrReplaceAll(kText, {{"v5[%eax] = const.i32 3", "v5[%edx] = const.i32 3"}});
+  // A move copies: %eax still holds v1 on both paths.
+  EXPECT_TRUE(CheckText(fixed).ok()) << CheckText(fixed);
+}
+
+TEST(CheckerTest, SavedCalleeRegistersMayBeUsed) {
+  std::string text = absl::StrReplaceAll(kValid, {{"v2[%rcx] = reload v2[ss0]", "v2[%rbx] = reload v2[ss0]\n    v2[%rcx] = move v2[%rbx]"},
+                                                  {"    ss1 = stack_slot 8\n", "    ss1 = stack_slot 8\n    saves %rbx\n"}});
+  EXPECT_TRUE(CheckText(text).ok()) << CheckText(text);
+}
+
+TEST(CheckerTest, BlockParametersBeforeAndAfterLowering) {
+  const Target& t = X86();
+  Function f = ParseFunction(R"(function %swap(i64, i64) -> i64 {
+block0(v0@%rdi[%rdi]: i64, v1@%rsi[%rsi]: i64):
+    v2[%eax] = cmp.lt v0[%rdi], v1[%rsi]
+    br v2[%eax], block1(v1[%rsi], v0[%rdi]), block2(v0[%rdi])
+block1(v3[%rdi]: i64, v4[%rsi]: i64):
+    v5[%rdi] = sub v3[%rdi], v4[%rsi]
+    jump block2(v5[%rdi])
+block2(v6[%rax]: i64):
+    ret v6@%rax[%rax]
+}
+)", t).value();
+  ASSERT_TRUE(CheckAllocation(f, t).ok()) << CheckAllocation(f, t);
+  ASSERT_TRUE(LowerBlockParams(f, t).ok());
+  EXPECT_TRUE(Verify(f, t).ok());
+  EXPECT_TRUE(CheckAllocation(f, t).ok()) << CheckAllocation(f, t);
+}
+
+TEST(CheckerTest, AArch64CallsKeepTheLowHalfOfV8) {
+  const Target& t = *TargetByName("aarch64").value();
+  std::string text = R"(function %v(f64) -> f64 {
+block0(v0@%d0[%d0]: f64):
+    v0[%d8] = move v0[%d0]
+    call %g() clobbers %x0, %q0, %v8_hi
+    v1@%d0[%d0] = fadd v0[%d8], v0[%d8]
+    ret v1@%d0[%d0]
+}
+)";
+  Function f = ParseFunction(text, t).value();
+  // d8 survives the call, but d8 is callee-saved and written without `saves`.
+  EXPECT_THAT(CheckAllocation(f, t).message(), HasSubstr("callee-saved %d8 does not hold its entry value at ret"));
+  RegSet saves;
+  saves.Insert(*t.FindReg("d8"));
+  f.set_saved_regs(saves);
+  EXPECT_TRUE(CheckAllocation(f, t).ok()) << CheckAllocation(f, t);
+  // In q8 the value would not survive: the call clobbers v8's upper half.
+  Function g = ParseFunction(absl::StrReplaceAll(text, {{"f64", "v128"}, {"%d8", "%q8"}, {"%d0", "%q0"},
+                                                        {"fadd v0[%q8], v0[%q8]", "copy v0[%q8]"}}), t).value();
+  EXPECT_THAT(CheckAllocation(g, t).message(), HasSubstr("expects v0 in %q8, which holds nothing"));
+}
+
+}  // namespace
+}  // namespace regalloc

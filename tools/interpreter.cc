@@ -1,0 +1,478 @@
+#include "tools/interpreter.h"
+
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "base/status_macros.h"
+#include "ssa/printer.h"
+
+namespace regalloc {
+namespace {
+
+uint64_t Mix(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+uint64_t Mask(Type t, uint64_t v) { return TypeSize(t) == 4 ? (v & 0xffffffffull) : v; }
+
+int64_t Signed(Type t, uint64_t v) {
+  return t == Type::kI32 ? static_cast<int64_t>(static_cast<int32_t>(v)) : static_cast<int64_t>(v);
+}
+
+float F32(uint64_t v) {
+  uint32_t b = static_cast<uint32_t>(v);
+  float f;
+  std::memcpy(&f, &b, 4);
+  return f;
+}
+double F64(uint64_t v) {
+  double d;
+  std::memcpy(&d, &v, 8);
+  return d;
+}
+uint64_t FromF32(float f) {
+  uint32_t b;
+  std::memcpy(&b, &f, 4);
+  return b;
+}
+uint64_t FromF64(double d) {
+  uint64_t b;
+  std::memcpy(&b, &d, 8);
+  return b;
+}
+
+// A finite float result for a call, from hash bits.
+Bits FiniteFloat(Type t, uint64_t h) {
+  double v = static_cast<double>(h % (1u << 20)) / 16.0 - 32768.0;
+  return Bits{t == Type::kF32 ? FromF32(static_cast<float>(v)) : FromF64(v), 0};
+}
+
+// The value an arithmetic instruction computes from its inputs.
+Bits Compute(const InstData& d, Type type, absl::Span<const Bits> in) {
+  uint64_t a = in.size() > 0 ? in[0].lo : 0;
+  uint64_t b = in.size() > 1 ? in[1].lo : 0;
+  int bits = TypeSize(type) * 8;
+  switch (d.opcode) {
+    case Opcode::kConst: return Bits{Mask(type, static_cast<uint64_t>(d.imm)), 0};
+    case Opcode::kAdd: return Bits{Mask(type, a + b), 0};
+    case Opcode::kSub: return Bits{Mask(type, a - b), 0};
+    case Opcode::kMul: return Bits{Mask(type, a * b), 0};
+    case Opcode::kAnd: return Bits{a & b, 0};
+    case Opcode::kOr: return Bits{a | b, 0};
+    case Opcode::kXor: return Bits{a ^ b, 0};
+    case Opcode::kShl: return Bits{Mask(type, a << (b & (bits - 1))), 0};
+    case Opcode::kShr: return Bits{Mask(type, Mask(type, a) >> (b & (bits - 1))), 0};
+    case Opcode::kSar: return Bits{Mask(type, static_cast<uint64_t>(Signed(type, a) >> (b & (bits - 1)))), 0};
+    case Opcode::kDiv:
+    case Opcode::kRem: {
+      int64_t x = Signed(type, a), y = Signed(type, b);
+      int64_t min = type == Type::kI32 ? INT32_MIN : INT64_MIN;
+      int64_t r;
+      if (y == 0) {
+        r = d.opcode == Opcode::kDiv ? 0 : x;
+      } else if (x == min && y == -1) {
+        r = d.opcode == Opcode::kDiv ? min : 0;
+      } else {
+        r = d.opcode == Opcode::kDiv ? x / y : x % y;
+      }
+      return Bits{Mask(type, static_cast<uint64_t>(r)), 0};
+    }
+    case Opcode::kFadd: case Opcode::kFsub: case Opcode::kFmul: case Opcode::kFdiv: {
+      if (type == Type::kF32) {
+        float x = F32(a), y = F32(b);
+        float r = d.opcode == Opcode::kFadd ? x + y : d.opcode == Opcode::kFsub ? x - y
+                  : d.opcode == Opcode::kFmul ? x * y : x / y;
+        return Bits{FromF32(r), 0};
+      }
+      double x = F64(a), y = F64(b);
+      double r = d.opcode == Opcode::kFadd ? x + y : d.opcode == Opcode::kFsub ? x - y
+                 : d.opcode == Opcode::kFmul ? x * y : x / y;
+      return Bits{FromF64(r), 0};
+    }
+    default: break;
+  }
+  return Bits{};
+}
+
+bool Compare(CondCode cc, Type t, uint64_t a, uint64_t b) {
+  if (IsFloat(t)) {
+    double x = t == Type::kF32 ? F32(a) : F64(a);
+    double y = t == Type::kF32 ? F32(b) : F64(b);
+    switch (cc) {
+      case CondCode::kEq: return x == y;
+      case CondCode::kNe: return x != y;
+      case CondCode::kLt: return x < y;
+      case CondCode::kLe: return x <= y;
+      case CondCode::kGt: return x > y;
+      case CondCode::kGe: return x >= y;
+      default: return false;
+    }
+  }
+  int64_t x = Signed(t, a), y = Signed(t, b);
+  uint64_t ux = Mask(t, a), uy = Mask(t, b);
+  switch (cc) {
+    case CondCode::kEq: return ux == uy;
+    case CondCode::kNe: return ux != uy;
+    case CondCode::kLt: return x < y;
+    case CondCode::kLe: return x <= y;
+    case CondCode::kGt: return x > y;
+    case CondCode::kGe: return x >= y;
+    case CondCode::kUlt: return ux < uy;
+    case CondCode::kUle: return ux <= uy;
+    case CondCode::kUgt: return ux > uy;
+    case CondCode::kUge: return ux >= uy;
+  }
+  return false;
+}
+
+std::vector<uint8_t> InitialMemory(uint64_t seed) {
+  std::vector<uint8_t> mem(kMemorySize + 16, 0);
+  uint64_t x = seed * 31 + 7;
+  for (int i = 0; i < kMemorySize; i += 8) {
+    x = Mix(x);
+    std::memcpy(&mem[i], &x, 8);
+  }
+  return mem;
+}
+
+size_t Address(Type addr_type, uint64_t addr, int64_t offset) {
+  uint64_t ea = static_cast<uint64_t>(Signed(addr_type, addr) + offset);
+  return static_cast<size_t>(ea % kMemorySize);
+}
+
+// The interpreter loop shared by both runs; `Machine` supplies operand reads and
+// writes (values or locations).
+template <typename Machine>
+absl::StatusOr<Execution> Execute(const Function& f, Machine& m, const InterpOptions& o) {
+  Execution ex;
+  ex.memory = InitialMemory(o.seed);
+  Block b = f.entry();
+  std::vector<Bits> in, late, out;
+  while (true) {
+    const std::vector<Inst>& insts = f.block(b).insts;
+    Block next;
+    for (size_t k = 0; k < insts.size() && !next.IsValid(); ++k) {
+      Inst i = insts[k];
+      if (++ex.steps > o.step_limit) {
+        return absl::ResourceExhaustedError(absl::StrCat("function %", f.name(), ": step limit of ", o.step_limit,
+                                                         " instructions exceeded in block", b.index(),
+                                                         " (a runaway loop?)"));
+      }
+      const InstData& d = f.inst(i);
+      absl::Span<const Operand> ops = f.operands(i);
+      size_t num_defs = 0;
+      while (num_defs < ops.size() && ops[num_defs].IsDef()) ++num_defs;
+      absl::Span<const Operand> uses = ops.subspan(num_defs);
+      // Early uses, then early defs and clobbers turn to garbage, then late uses.
+      in.assign(uses.size(), Bits{});
+      for (size_t u = 0; u < uses.size(); ++u) {
+        if (uses[u].position() == Position::kEarly) {
+          RA_ASSIGN_OR_RETURN(in[u], m.Read(uses[u]));
+        }
+      }
+      m.Clobber(d.clobbers >= 0 ? f.clobber_set(d.clobbers) : RegSet(), ops.subspan(0, num_defs));
+      for (size_t u = 0; u < uses.size(); ++u) {
+        if (uses[u].position() == Position::kLate) {
+          RA_ASSIGN_OR_RETURN(in[u], m.Read(uses[u]));
+        }
+      }
+      out.assign(num_defs, Bits{});
+      Type type = num_defs > 0 ? f.value_type(ops[0].value()) : Type::kI64;
+      switch (d.opcode) {
+        case Opcode::kCmp:
+          out[0] = Bits{Compare(d.cc, f.value_type(uses[0].value()), in[0].lo, in[1].lo) ? 1u : 0u, 0};
+          break;
+        case Opcode::kLoad: {
+          size_t at = Address(f.value_type(uses[0].value()), in[0].lo, d.imm);
+          std::memcpy(&out[0], &ex.memory[at], TypeSize(type));
+          break;
+        }
+        case Opcode::kStore: {
+          size_t at = Address(f.value_type(uses[1].value()), in[1].lo, d.imm);
+          std::memcpy(&ex.memory[at], &in[0], TypeSize(f.value_type(uses[0].value())));
+          break;
+        }
+        case Opcode::kCopy: case Opcode::kSpill: case Opcode::kReload: case Opcode::kMove:
+        case Opcode::kParallelCopy:
+          for (size_t k2 = 0; k2 < num_defs; ++k2) out[k2] = in[k2];
+          break;
+        case Opcode::kCall: {
+          uint64_t h = Mix(std::hash<std::string>()(f.callee(static_cast<int>(d.imm))));
+          for (const Bits& a : in) h = Mix(h ^ Mix(a.lo) ^ (a.hi * 3));
+          for (size_t r = 0; r < num_defs; ++r) {
+            Type rt = f.value_type(ops[r].value());
+            uint64_t hr = Mix(h + r);
+            out[r] = IsFloat(rt) ? FiniteFloat(rt, hr) : Bits{Mask(rt, hr), rt == Type::kV128 ? Mix(hr) : 0};
+          }
+          break;
+        }
+        case Opcode::kRet:
+          RA_RETURN_IF_ERROR(m.AtReturn());
+          ex.results = in;
+          return ex;
+        case Opcode::kJump:
+        case Opcode::kBr: {
+          int t = d.opcode == Opcode::kJump || in[0].lo != 0 ? 0 : 1;
+          if (d.opcode == Opcode::kBr && f.value_type(uses[0].value()) == Type::kI32) {
+            t = (in[0].lo & 0xffffffffu) != 0 ? 0 : 1;
+          }
+          const BranchTarget& bt = d.targets[t];
+          const std::vector<Operand>& params = f.block(bt.block).params;
+          std::vector<Bits> vals(in.begin() + bt.first_arg, in.begin() + bt.first_arg + bt.num_args);
+          for (size_t p = 0; p < params.size() && p < vals.size(); ++p) m.Write(params[p], vals[p]);
+          next = bt.block;
+          break;
+        }
+        default:
+          out[0] = Compute(d, type, in);
+          break;
+      }
+      if (next.IsValid()) break;
+      for (size_t r = 0; r < num_defs; ++r) m.Write(ops[r], out[r]);
+      if (num_defs > 0 && !IsMoveLike(d.opcode)) {
+        TraceEvent e{i, {}, out};
+        for (size_t r = 0; r < num_defs; ++r) e.values.push_back(ops[r].value());
+        ex.trace.push_back(std::move(e));
+      }
+    }
+    if (!next.IsValid()) {
+      return absl::InvalidArgumentError(absl::StrCat("function %", f.name(), ": block", b.index(),
+                                                     " ends without a terminator"));
+    }
+    b = next;
+  }
+}
+
+// Values: one slot per value id.
+class ValueMachine {
+ public:
+  explicit ValueMachine(const Function& f) : vals_(f.num_values()) {}
+  absl::StatusOr<Bits> Read(const Operand& op) { return vals_[op.value().index()]; }
+  void Write(const Operand& op, const Bits& v) { vals_[op.value().index()] = v; }
+  void Clobber(const RegSet&, absl::Span<const Operand>) {}
+  absl::Status AtReturn() { return absl::OkStatus(); }
+
+ private:
+  std::vector<Bits> vals_;
+};
+
+// Registers by byte (each container is an array; a register is a byte range of
+// it), stack slots by byte.
+class RegisterMachine {
+ public:
+  RegisterMachine(const Function& f, const Target& t, uint64_t seed) : f_(f), t_(t), garbage_(seed * 977 + 13) {
+    for (int r = 0; r < t.num_regs(); ++r) {
+      const RegInfo& info = t.Reg(PReg(r));
+      if (info.container >= containers_.size()) containers_.resize(info.container + 1);
+      if (containers_[info.container].size() < info.hi_bit / 8u) containers_[info.container].resize(info.hi_bit / 8u);
+    }
+    for (auto& c : containers_) Fill(c.data(), c.size());
+    entry_ = containers_;
+    for (int s = 0; s < f.num_stack_slots(); ++s) {
+      slots_.emplace_back(f.stack_slot(StackSlot(s)).size, 0);
+      Fill(slots_.back().data(), slots_.back().size());
+    }
+  }
+
+  absl::StatusOr<Bits> Read(const Operand& op) {
+    Bits v;
+    RA_ASSIGN_OR_RETURN(uint8_t* p, Bytes(op));
+    std::memcpy(&v, p, TypeSize(f_.value_type(op.value())));
+    return v;
+  }
+  void Write(const Operand& op, const Bits& v) {
+    absl::StatusOr<uint8_t*> p = Bytes(op);
+    if (!p.ok()) {
+      if (error_.ok()) error_ = p.status();  // the first error is the one to report
+      return;
+    }
+    int size = TypeSize(f_.value_type(op.value()));
+    size_t width = op.location().IsReg() ? (t_.Reg(op.location().reg()).hi_bit - t_.Reg(op.location().reg()).lo_bit) / 8
+                                         : static_cast<size_t>(size);
+    std::memset(*p, 0, width);
+    std::memcpy(*p, &v, size);
+  }
+  // Clobbered registers and early-def locations hold garbage until written.
+  void Clobber(const RegSet& clobbers, absl::Span<const Operand> defs) {
+    for (PReg r : clobbers) FillReg(r);
+    for (const Operand& d : defs) {
+      if (d.position() != Position::kEarly) continue;
+      if (d.location().IsReg()) FillReg(d.location().reg());
+      if (d.location().IsStack() && d.location().slot().index() < slots_.size()) {
+        auto& s = slots_[d.location().slot().index()];
+        Fill(s.data(), s.size());
+      }
+    }
+  }
+  absl::Status AtReturn() {
+    RA_RETURN_IF_ERROR(error_);
+    for (PReg r : t_.abi().callee_saved) {
+      if (f_.saved_regs().Contains(r)) continue;
+      const RegInfo& info = t_.Reg(r);
+      if (std::memcmp(&containers_[info.container][info.lo_bit / 8], &entry_[info.container][info.lo_bit / 8],
+                      (info.hi_bit - info.lo_bit) / 8) != 0) {
+        return absl::InvalidArgumentError(absl::StrCat("function %", f_.name(), ": callee-saved %", t_.RegName(r),
+                                                       " does not hold its entry value at ret"));
+      }
+    }
+    return absl::OkStatus();
+  }
+  absl::Status error() const { return error_; }
+
+ private:
+  absl::StatusOr<uint8_t*> Bytes(const Operand& op) {
+    Location l = op.location();
+    if (l.IsReg() && l.reg().index() < static_cast<uint32_t>(t_.num_regs())) {
+      const RegInfo& info = t_.Reg(l.reg());
+      if ((info.hi_bit - info.lo_bit) / 8 < TypeSize(f_.value_type(op.value()))) {
+        return absl::InvalidArgumentError(absl::StrCat("v", op.value().index(), " does not fit in %", info.name));
+      }
+      return &containers_[info.container][info.lo_bit / 8];
+    }
+    if (l.IsStack() && l.slot().index() < slots_.size() &&
+        slots_[l.slot().index()].size() >= static_cast<size_t>(TypeSize(f_.value_type(op.value())))) {
+      return slots_[l.slot().index()].data();
+    }
+    return absl::FailedPreconditionError(absl::StrCat("function %", f_.name(), ": v", op.value().index(),
+                                                      " has no usable location (", PrintLocation(l, t_), ")"));
+  }
+  void FillReg(PReg r) {
+    const RegInfo& info = t_.Reg(r);
+    Fill(&containers_[info.container][info.lo_bit / 8], (info.hi_bit - info.lo_bit) / 8);
+  }
+  void Fill(uint8_t* p, size_t n) {
+    for (size_t i = 0; i < n; ++i) {
+      garbage_ = Mix(garbage_);
+      p[i] = static_cast<uint8_t>(garbage_);
+    }
+  }
+
+  const Function& f_;
+  const Target& t_;
+  uint64_t garbage_;
+  std::vector<std::vector<uint8_t>> containers_;
+  std::vector<std::vector<uint8_t>> entry_;
+  std::vector<std::vector<uint8_t>> slots_;
+  absl::Status error_;
+};
+
+std::string Show(Type t, const Bits& b) {
+  switch (t) {
+    case Type::kI32: return absl::StrCat(static_cast<int32_t>(b.lo));
+    case Type::kI64: return absl::StrCat(static_cast<int64_t>(b.lo));
+    case Type::kF32: return absl::StrFormat("%g", F32(b.lo));
+    case Type::kF64: return absl::StrFormat("%g", F64(b.lo));
+    case Type::kV128: return absl::StrFormat("0x%016x%016x", b.hi, b.lo);
+  }
+  return "?";
+}
+
+}  // namespace
+
+std::vector<Bits> ArgumentsForSeed(const Function& func, uint64_t seed) {
+  std::vector<Bits> args;
+  uint64_t x = Mix(seed * 7919 + 1);
+  for (Type t : func.param_types()) {
+    x = Mix(x);
+    if (IsFloat(t)) {
+      args.push_back(FiniteFloat(t, x));
+    } else {
+      // Small non-negative integers: loops bounded by arguments stay short.
+      args.push_back(Bits{x % 100, t == Type::kV128 ? Mix(x) : 0});
+    }
+  }
+  return args;
+}
+
+absl::StatusOr<Execution> RunOnValues(const Function& func, absl::Span<const Bits> args, const InterpOptions& options) {
+  if (func.layout().empty()) return absl::InvalidArgumentError(absl::StrCat("function %", func.name(), " has no blocks"));
+  const std::vector<Operand>& params = func.block(func.entry()).params;
+  if (params.size() != args.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("function %", func.name(), " takes ", params.size(),
+                                                   " arguments, got ", args.size()));
+  }
+  ValueMachine m(func);
+  for (size_t i = 0; i < args.size(); ++i) m.Write(params[i], args[i]);
+  return Execute(func, m, options);
+}
+
+absl::StatusOr<Execution> RunOnMachine(const Function& func, const Target& target, absl::Span<const Bits> args,
+                                       const InterpOptions& options) {
+  if (func.layout().empty()) return absl::InvalidArgumentError(absl::StrCat("function %", func.name(), " has no blocks"));
+  const std::vector<Operand>& params = func.block(func.entry()).params;
+  if (params.size() != args.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("function %", func.name(), " takes ", params.size(),
+                                                   " arguments, got ", args.size()));
+  }
+  RegisterMachine m(func, target, options.seed);
+  for (size_t i = 0; i < args.size(); ++i) m.Write(params[i], args[i]);
+  RA_RETURN_IF_ERROR(m.error());
+  absl::StatusOr<Execution> ex = Execute(func, m, options);
+  RA_RETURN_IF_ERROR(m.error());
+  return ex;
+}
+
+absl::Status CompareExecutions(const Function& original, const Function& allocated, const Target& target,
+                               uint64_t seed, const InterpOptions& options) {
+  std::vector<Bits> args = ArgumentsForSeed(original, seed);
+  InterpOptions o = options;
+  o.seed = seed;
+  RA_ASSIGN_OR_RETURN(Execution want, RunOnValues(original, args, o));
+  RA_ASSIGN_OR_RETURN(Execution got, RunOnMachine(allocated, target, args, o));
+  auto where = [&](Inst i) {
+    for (Block b : allocated.layout()) {
+      const std::vector<Inst>& insts = allocated.block(b).insts;
+      for (size_t k = 0; k < insts.size(); ++k) {
+        if (insts[k] == i) {
+          return absl::StrCat("block", b.index(), ", inst ", k, " `", PrintInst(allocated, i, target), "`");
+        }
+      }
+    }
+    return absl::StrCat("inst #", i.index());
+  };
+  std::string prefix = absl::StrCat("function %", allocated.name(), " (seed ", seed, "): ");
+  size_t n = std::min(want.trace.size(), got.trace.size());
+  for (size_t k = 0; k < n; ++k) {
+    const TraceEvent& a = want.trace[k];
+    const TraceEvent& b = got.trace[k];
+    if (a.values != b.values) {
+      return absl::InvalidArgumentError(absl::StrCat(prefix, "executions part at step ", k, ": the original runs `",
+                                                     PrintInst(original, a.inst, target), "`, the allocation ",
+                                                     where(b.inst)));
+    }
+    for (size_t r = 0; r < a.defs.size() && r < b.defs.size(); ++r) {
+      if (a.defs[r] != b.defs[r]) {
+        Value v = allocated.operands(b.inst)[r].value();
+        Type t = allocated.value_type(v);
+        return absl::InvalidArgumentError(absl::StrCat(prefix, "first diverging instruction ", where(b.inst), ": v",
+                                                       v.index(), " is ", Show(t, a.defs[r]), " on values, ",
+                                                       Show(t, b.defs[r]), " on the machine"));
+      }
+    }
+  }
+  if (want.trace.size() != got.trace.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(prefix, "the original executes ", want.trace.size(),
+                                                   " instructions with results, the allocation ", got.trace.size()));
+  }
+  for (size_t r = 0; r < want.results.size() && r < got.results.size(); ++r) {
+    if (want.results[r] != got.results[r]) {
+      Type t = original.result_types()[r];
+      return absl::InvalidArgumentError(absl::StrCat(prefix, "result #", r, " is ", Show(t, want.results[r]),
+                                                     " on values, ", Show(t, got.results[r]), " on the machine"));
+    }
+  }
+  for (size_t i = 0; i < want.memory.size(); ++i) {
+    if (want.memory[i] != got.memory[i]) {
+      return absl::InvalidArgumentError(absl::StrCat(prefix, "memory differs at byte ", i));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace regalloc

@@ -1,0 +1,181 @@
+#include "tools/interpreter.h"
+
+#include <string>
+
+#include "absl/strings/str_replace.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "ssa/parser.h"
+#include "testdata/corpus.h"
+#include "tools/generator.h"
+
+namespace regalloc {
+namespace {
+
+using ::testing::HasSubstr;
+
+const Target& X86() { return *TargetByName("x86_64").value(); }
+
+Function Parse(const std::string& text) {
+  absl::StatusOr<Function> f = ParseFunction(text, X86());
+  EXPECT_TRUE(f.ok()) << f.status();
+  return f.ok() ? *std::move(f) : Function();
+}
+
+int64_t RunI64(const std::string& body, std::vector<int64_t> args) {
+  Function f = Parse(body);
+  std::vector<Bits> in;
+  for (int64_t a : args) in.push_back(Bits{static_cast<uint64_t>(a), 0});
+  absl::StatusOr<Execution> ex = RunOnValues(f, in, {});
+  EXPECT_TRUE(ex.ok()) << ex.status();
+  return ex.ok() ? static_cast<int64_t>(ex->results[0].lo) : -999;
+}
+
+std::string Binary(const std::string& op) {
+  return "function %f(i64, i64) -> i64 {\nblock0(v0: i64, v1: i64):\n    v2 = " + op +
+         " v0, v1\n    ret v2\n}\n";
+}
+
+TEST(InterpreterTest, IntegerSemanticsAreTotal) {
+  EXPECT_EQ(RunI64(Binary("div"), {7, 0}), 0);
+  EXPECT_EQ(RunI64(Binary("rem"), {7, 0}), 7);
+  EXPECT_EQ(RunI64(Binary("div"), {INT64_MIN, -1}), INT64_MIN);
+  EXPECT_EQ(RunI64(Binary("rem"), {INT64_MIN, -1}), 0);
+  EXPECT_EQ(RunI64(Binary("div"), {-7, 2}), -3);
+  EXPECT_EQ(RunI64(Binary("shl"), {1, 65}), 2);  // count modulo 64
+  EXPECT_EQ(RunI64(Binary("sar"), {-8, 1}), -4);
+  EXPECT_EQ(RunI64(Binary("shr"), {-8, 60}), 15);
+  EXPECT_EQ(RunI64(Binary("cmp.ult"), {-1, 1}), 0);
+  EXPECT_EQ(RunI64(Binary("cmp.lt"), {-1, 1}), 1);
+}
+
+TEST(InterpreterTest, I32WrapsAndMemoryRoundTrips) {
+  Function f = Parse(R"(function %f(i32) -> i32 {
+block0(v0: i32):
+    v1 = const.i32 2147483647
+    v2 = add v1, v0
+    store v2, v0, 70000
+    v3 = load.i32 v0, 4464
+    ret v3
+}
+)");
+  // 1 + 70000 and 1 + 4464 are the same address modulo 64 KiB.
+  Execution ex = RunOnValues(f, {Bits{1, 0}}, {}).value();
+  EXPECT_EQ(static_cast<int32_t>(ex.results[0].lo), INT32_MIN);
+  EXPECT_EQ(ex.trace.size(), 3u);
+}
+
+TEST(InterpreterTest, RunawayLoopsStop) {
+  Function f = Parse(R"(function %spin() {
+block0:
+    jump block1
+block1:
+    jump block1
+}
+)");
+  InterpOptions o;
+  o.step_limit = 1000;
+  absl::Status s = RunOnValues(f, {}, o).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(std::string(s.message()), HasSubstr("function %spin: step limit of 1000 instructions exceeded in block1"));
+}
+
+TEST(InterpreterTest, CorpusRunsOnValues) {
+  for (const CorpusFile& file : Corpus()) {
+    std::vector<Function> funcs = ParseModule(file.text, X86()).value();
+    for (const Function& f : funcs) {
+      for (uint64_t seed = 1; seed <= 5; ++seed) {
+        absl::StatusOr<Execution> ex = RunOnValues(f, ArgumentsForSeed(f, seed), {});
+        EXPECT_TRUE(ex.ok()) << file.name << ": " << ex.status();
+      }
+    }
+  }
+}
+
+TEST(InterpreterTest, GeneratedFunctionsTerminate) {
+  for (const char* name : {"x86_64", "aarch64", "armv7"}) {
+    const Target& t = *TargetByName(name).value();
+    for (uint64_t seed = 1; seed <= 30; ++seed) {
+      Function f = Generate(seed, {}, t).value();
+      absl::StatusOr<Execution> ex = RunOnValues(f, ArgumentsForSeed(f, seed), {});
+      EXPECT_TRUE(ex.ok()) << name << " seed " << seed << ": " << ex.status();
+    }
+  }
+}
+
+// A correct allocation of %f (see checker_test.cc) and broken variants of it.
+constexpr char kOriginal[] = R"(function %f(i64, i64) -> i64 {
+block0(v0: i64, v1: i64):
+    v2 = add v0, v1
+    v3 = call.i64 %g(v1)
+    v4 = add v3, v2
+    ret v4
+}
+)";
+constexpr char kAllocated[] = R"(function %f(i64, i64) -> i64 {
+    ss0 = stack_slot 8
+block0(v0@%rdi[%rdi]: i64, v1@%rsi[%rsi]: i64):
+    v2@reuse0[%rdi] = add v0[%rdi], v1@any[%rsi]
+    v2[ss0] = spill v2[%rdi]
+    v1[%rdi] = move v1[%rsi]
+    v3@%rax[%rax] = call.i64 %g(v1@%rdi[%rdi]) clobbers %rax, %rcx, %rdx, %rsi, %rdi, %r8, %r9, %r10, %r11
+    v2[%rcx] = reload v2[ss0]
+    v4@reuse0[%rax] = add v3[%rax], v2@any[%rcx]
+    ret v4@%rax[%rax]
+}
+)";
+
+TEST(InterpreterTest, CorrectAllocationAgrees) {
+  Function original = Parse(kOriginal);
+  Function allocated = Parse(kAllocated);
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
+    absl::Status s = CompareExecutions(original, allocated, X86(), seed);
+    EXPECT_TRUE(s.ok()) << s;
+  }
+}
+
+TEST(InterpreterTest, ValueKeptInACallerSavedRegisterIsCaught) {
+  Function original = Parse(kOriginal);
+  Function allocated = Parse(absl::StrReplaceAll(kAllocated, {{"v2[%rcx] = reload v2[ss0]", "v2[%rcx] = move v2[%rdi]"}}));
+  absl::Status s = CompareExecutions(original, allocated, X86(), 3);
+  EXPECT_THAT(std::string(s.message()), HasSubstr("function %f (seed 3): first diverging instruction block0, inst 5 "
+                                     "`v4@reuse0[%rax] = add v3[%rax], v2@any[%rcx]`: v4 is"));
+}
+
+TEST(InterpreterTest, CalleeSavedRegisterNotRestoredIsCaught) {
+  Function original = Parse(kOriginal);
+  Function allocated = Parse(absl::StrReplaceAll(kAllocated, {{"v2[%rcx] = reload v2[ss0]", "v2[%rbx] = reload v2[ss0]\n    v2[%rcx] = move v2[%rbx]"}}));
+  EXPECT_THAT(std::string(CompareExecutions(original, allocated, X86(), 1).message()),
+              HasSubstr("callee-saved %rbx does not hold its entry value at ret"));
+  RegSet saves;
+  saves.Insert(*X86().FindReg("rbx"));
+  allocated.set_saved_regs(saves);
+  EXPECT_TRUE(CompareExecutions(original, allocated, X86(), 1).ok());
+}
+
+TEST(InterpreterTest, EarlyClobberIsCaught) {
+  Function original = Parse(R"(function %e(i64, i64) -> i64 {
+block0(v0: i64, v1: i64):
+    v2 = sub v0, v1
+    ret v2
+}
+)");
+  Function allocated = Parse(R"(function %e(i64, i64) -> i64 {
+block0(v0@%rdi[%rdi]: i64, v1@%rsi[%rsi]: i64):
+    v2@early[%rsi] = sub v0[%rdi], v1@late[%rsi]
+    v2[%rax] = move v2[%rsi]
+    ret v2@%rax[%rax]
+}
+)");
+  EXPECT_THAT(std::string(CompareExecutions(original, allocated, X86(), 2).message()), HasSubstr("first diverging instruction"));
+}
+
+TEST(InterpreterTest, MachineRunNeedsLocations) {
+  Function f = Parse(kOriginal);
+  absl::Status s = RunOnMachine(f, X86(), ArgumentsForSeed(f, 1), {}).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(s.message()), HasSubstr("v0 has no usable location (none)"));
+}
+
+}  // namespace
+}  // namespace regalloc
