@@ -10,6 +10,9 @@
 #include "ssa/lower_params.h"
 #include "ssa/printer.h"
 #include "ssa/verifier.h"
+#include "tools/checker.h"
+#include "tools/interpreter.h"
+#include "tools/stack_allocator.h"
 
 namespace regalloc {
 namespace {
@@ -41,9 +44,33 @@ void RegisterFoundationPhases(PhaseRegistry& r) {
                      if (c.print != nullptr) *c.print << PrintFunction(c.state.function, c.target);
                      return absl::OkStatus();
                    }});
-  // Until the allocators land this is the main job: make the input legal for the
-  // target and check it, before and after splitting critical edges.
   r.RegisterPipeline("front", {"legalize", "verify", "split_critical_edges", "verify"});
+}
+
+// The correctness harness and the reference allocator (tools/).
+void RegisterHarnessPhases(PhaseRegistry& r) {
+  r.Register(Phase{"stack_alloc", "reference allocator: every value in its own stack slot", {"legal"}, {"locations"}, {},
+                   [](PhaseContext& c) -> absl::Status {
+                     RA_ASSIGN_OR_RETURN(StackAllocStats s, AllocateOnStack(c.state.function, c.target));
+                     c.stat("spills", s.spills);
+                     c.stat("reloads", s.reloads);
+                     c.stat("weighted_cost", s.weighted_cost);
+                     return absl::OkStatus();
+                   }});
+  r.Register(Phase{"check", "symbolic check of the allocation (tools/checker.h)", {"locations"}, {"checked"}, {},
+                   [](PhaseContext& c) { return CheckAllocation(c.state.function, c.target); }});
+  r.Register(Phase{"interpret", "run the input on values and the allocation on the machine, 3 seeds, and compare",
+                   {"locations"}, {"interpreted"}, {},
+                   [](PhaseContext& c) -> absl::Status {
+                     const Function& original = c.input != nullptr ? *c.input : c.state.function;
+                     for (uint64_t seed = 1; seed <= 3; ++seed) {
+                       RA_RETURN_IF_ERROR(CompareExecutions(original, c.state.function, c.target, seed));
+                     }
+                     return absl::OkStatus();
+                   }});
+  // The main job: allocate with the reference allocator, lower block parameters,
+  // and prove the result with the checker and the interpreter.
+  r.RegisterPipeline("stack", {"legalize", "stack_alloc", "lower_params", "check", "interpret"});
 }
 
 }  // namespace
@@ -52,6 +79,7 @@ const PhaseRegistry& PhaseRegistry::Default() {
   static const PhaseRegistry* registry = [] {
     auto* r = new PhaseRegistry();
     RegisterFoundationPhases(*r);
+    RegisterHarnessPhases(*r);
     return r;
   }();
   return *registry;

@@ -32,6 +32,7 @@ namespace regalloc {
 struct PhaseContext {
   const Target& target;
   DumpedFunction& state;        // the function, its locations, stats, phases run
+  const Function* input = nullptr;  // the function as loaded, before any phase
   std::ostream* print = nullptr;  // where `print` writes
   // Records a statistic of the running phase.
   std::function<void(const std::string& name, int64_t value)> stat;

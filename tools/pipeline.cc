@@ -100,7 +100,7 @@ absl::StatusOr<PipelineSummary> RunPipeline(const PipelineOptions& o, std::ostre
     return absl::InvalidArgumentError("give --phases or --pipeline, not both");
   }
   if (names.empty()) {
-    RA_ASSIGN_OR_RETURN(names, registry.Pipeline(o.pipeline.empty() ? "front" : o.pipeline));
+    RA_ASSIGN_OR_RETURN(names, registry.Pipeline(o.pipeline.empty() ? kDefaultPipeline : o.pipeline));
   }
   for (const std::string& n : names) {
     if (registry.Find(n) == nullptr) {
@@ -131,6 +131,7 @@ absl::StatusOr<PipelineSummary> RunPipeline(const PipelineOptions& o, std::ostre
 
   for (size_t fi = 0; fi < input.functions.size(); ++fi) {
     DumpedFunction& state = input.functions[fi];
+    const Function input_function = state.function;
     const Function& f = state.function;
     sizes[fi] = {f.CountInstsInLayout(), static_cast<int>(f.layout().size()), f.num_values()};
     absl::StatusOr<std::vector<const Phase*>> phases = registry.Resolve(names, InitialResults(state, registry));
@@ -142,7 +143,7 @@ absl::StatusOr<PipelineSummary> RunPipeline(const PipelineOptions& o, std::ostre
     }
     bool dumped = false;
     for (const Phase* p : *phases) {
-      PhaseContext ctx{target, state, &printed, [&](const std::string& stat, int64_t value) {
+      PhaseContext ctx{target, state, &input_function, &printed, [&](const std::string& stat, int64_t value) {
                          state.stats.push_back(PhaseStat{p->name, stat, value});
                        }};
       absl::Time start = absl::Now();
@@ -203,16 +204,32 @@ absl::StatusOr<PipelineSummary> RunPipeline(const PipelineOptions& o, std::ostre
   out << "  " << (summary.failed == 0 ? "ok" : absl::StrCat(summary.failed, " failed")) << "\n";
 
   if (o.stats) {
+    // One column per statistic, in the order phases reported them.
+    std::vector<std::string> keys;
     std::map<std::string, int64_t> totals;
-    out << "\nstatistics\n";
     for (const DumpedFunction& d : input.functions) {
-      for (const PhaseStat& s : d.stats) {
-        out << absl::StrFormat("%-*s %s.%s = %d\n", name_width, absl::StrCat("%", d.function.name()), s.phase, s.name,
-                               s.value);
-        totals[absl::StrCat(s.phase, ".", s.name)] += s.value;
+      for (const PhaseStat& st : d.stats) {
+        std::string key = absl::StrCat(st.phase, ".", st.name);
+        if (totals.emplace(key, 0).second) keys.push_back(key);
+        totals[key] += st.value;
       }
     }
-    for (const auto& [key, value] : totals) out << absl::StrFormat("%-*s %s = %d\n", name_width, "total", key, value);
+    out << "\nstatistics\n" << absl::StrFormat("%-*s", name_width, "function");
+    for (const std::string& k : keys) out << " " << k;
+    out << "\n";
+    for (const DumpedFunction& d : input.functions) {
+      std::map<std::string, int64_t> mine;
+      for (const PhaseStat& st : d.stats) mine[absl::StrCat(st.phase, ".", st.name)] += st.value;
+      out << absl::StrFormat("%-*s", name_width, absl::StrCat("%", d.function.name()));
+      for (const std::string& k : keys) {
+        auto it = mine.find(k);
+        out << absl::StrFormat(" %*s", k.size(), it == mine.end() ? std::string("-") : absl::StrCat(it->second));
+      }
+      out << "\n";
+    }
+    out << absl::StrFormat("%-*s", name_width, total_label);
+    for (const std::string& k : keys) out << absl::StrFormat(" %*d", k.size(), totals[k]);
+    out << "\n";
   }
   if (!printed.str().empty()) out << "\n" << printed.str();
 

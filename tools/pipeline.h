@@ -18,11 +18,14 @@
 
 namespace regalloc {
 
+// What runs when neither --phases nor --pipeline is given.
+inline constexpr char kDefaultPipeline[] = "stack";
+
 struct PipelineOptions {
   std::string target;                // empty: x86_64, or the dump's target
   bool frame_pointer = false;
   std::vector<std::string> phases;   // explicit phase list, or
-  std::string pipeline;              // a named one; both empty: "front"
+  std::string pipeline;              // a named one; both empty: kDefaultPipeline
   std::string in;                    // .ra text or a dump; empty: the embedded corpus
   int generate = 0;                  // > 0: run on this many generated functions
   uint64_t seed = 1;                 //   seeds seed, seed+1, ...

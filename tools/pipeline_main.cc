@@ -17,7 +17,7 @@
 ABSL_FLAG(std::string, target, "", "x86_64 (default), x86_64_win, aarch64 or armv7");
 ABSL_FLAG(bool, frame_pointer, false, "reserve the frame pointer register");
 ABSL_FLAG(std::vector<std::string>, phases, {}, "comma-separated phases to run, in order");
-ABSL_FLAG(std::string, pipeline, "", "a named phase list (see --list); default: front");
+ABSL_FLAG(std::string, pipeline, "", "a named phase list (see --list); default: stack");
 ABSL_FLAG(std::string, in, "", "input: FILE.ra (text) or a dump; default: the embedded corpus");
 ABSL_FLAG(int, generate, 0, "run on this many generated functions instead of --in");
 ABSL_FLAG(uint64_t, seed, 1, "first generator seed (with --generate)");

@@ -43,10 +43,10 @@ TEST(PipelineTest, DefaultJobOnTheCorpusForEveryTarget) {
     ASSERT_TRUE(r.summary.ok()) << r.summary.status();
     EXPECT_EQ(r.summary->failed, 0) << t << "\n" << r.err;
     EXPECT_EQ(r.summary->functions, 14);
-    EXPECT_THAT(r.out, HasSubstr("phases: legalize, verify, split_critical_edges, verify"));
+    EXPECT_THAT(r.out, HasSubstr("phases: legalize, stack_alloc, lower_params, check, interpret"));
     EXPECT_THAT(r.out, HasSubstr("%sum_loop"));
     EXPECT_THAT(r.out, HasSubstr("total (14)"));
-    EXPECT_THAT(r.out, HasSubstr("total           split_critical_edges.edges_split = 16"));
+    EXPECT_THAT(r.out, HasSubstr("function        stack_alloc.spills stack_alloc.reloads stack_alloc.weighted_cost"));
   }
 }
 
@@ -76,6 +76,17 @@ TEST(PipelineTest, DumpAfterAPhaseAndStartFromIt) {
   EXPECT_THAT(Pipeline(again).summary.status().message(), HasSubstr("was dumped for target armv7, not x86_64"));
 }
 
+TEST(PipelineTest, FrontPipelineSplitsCriticalEdges) {
+  PipelineOptions o;
+  o.pipeline = "front";
+  o.stats = true;
+  RunResult r = Pipeline(o);
+  ASSERT_TRUE(r.summary.ok()) << r.summary.status();
+  EXPECT_EQ(r.summary->failed, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("function        split_critical_edges.edges_split\n"));
+  EXPECT_THAT(r.out, HasSubstr("total (14)                                    16\n"));
+}
+
 TEST(PipelineTest, LowersParametersOfAnAllocatedTextFile) {
   std::string in = Write("alloc.ra", R"(function %f(i64, i64) -> i64 {
 block0(v0[%rdi]: i64, v1[%rsi]: i64):
@@ -92,7 +103,7 @@ block1(v2[%rdi]: i64, v3[%rsi]: i64):
   RunResult r = Pipeline(o);
   ASSERT_TRUE(r.summary.ok()) << r.summary.status();
   EXPECT_EQ(r.summary->failed, 0) << r.err;
-  EXPECT_THAT(r.out, HasSubstr("lower_params.swaps = 1"));
+  EXPECT_THAT(r.out, HasSubstr("function  lower_params.moves lower_params.renames lower_params.swaps"));
   std::stringstream written;
   written << std::ifstream(o.out).rdbuf();
   EXPECT_THAT(written.str(), HasSubstr("v2[%rdi], v3[%rsi] = parallel_copy v1[%rsi], v0[%rdi]"));
@@ -115,10 +126,11 @@ TEST(PipelineTest, ConfigurationErrors) {
   PipelineOptions o;
   o.phases = {"verify", "frobnicate"};
   EXPECT_THAT(Pipeline(o).summary.status().message(),
-              HasSubstr("unknown phase 'frobnicate'; available phases: legalize, lower_params, print, split_critical_edges, verify"));
+              HasSubstr("unknown phase 'frobnicate'; available phases: check, interpret, legalize, lower_params, print, "
+                        "split_critical_edges, stack_alloc, verify"));
   o = {};
   o.pipeline = "chaitin";
-  EXPECT_THAT(Pipeline(o).summary.status().message(), HasSubstr("unknown pipeline 'chaitin'; known pipelines: front"));
+  EXPECT_THAT(Pipeline(o).summary.status().message(), HasSubstr("unknown pipeline 'chaitin'; known pipelines: front, stack"));
   o = {};
   o.target = "z80";
   EXPECT_THAT(Pipeline(o).summary.status().message(), HasSubstr("unknown target 'z80'"));

@@ -1,0 +1,206 @@
+#include "tools/stack_allocator.h"
+
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+#include "ssa/cfg.h"
+#include "ssa/printer.h"
+
+namespace regalloc {
+namespace {
+
+class StackAllocator {
+ public:
+  StackAllocator(Function& f, const Target& t) : f_(f), t_(t), home_(f.num_values()) {}
+  absl::StatusOr<StackAllocStats> Run();
+
+ private:
+  Location Home(Value v) {
+    StackSlot& s = home_[v.index()];
+    if (!s.IsValid()) s = f_.NewStackSlot(TypeSize(f_.value_type(v)));
+    return Location::Stack(s);
+  }
+  // The first register of v's class not aliasing `taken`.
+  std::optional<PReg> Pick(Value v, const RegSet& taken) {
+    std::optional<RegClass> cls = t_.ClassFor(f_.value_type(v));
+    if (!cls.has_value()) return std::nullopt;
+    for (PReg r : t_.Class(*cls).allocation_order) {
+      if (!taken.Intersects(t_.Aliases(r))) return r;
+    }
+    return std::nullopt;
+  }
+  Inst Move(Opcode op, Value v, Location from, Location to) {
+    InstData d;
+    d.opcode = op;
+    Operand ops[2] = {Operand::Def(v).WithLocation(to), Operand::Use(v).WithLocation(from)};
+    Inst i = f_.NewInst(d, ops);
+    return i;
+  }
+  void Touch(PReg r) { used_ |= t_.Aliases(r); }
+  absl::Status NoRegister(Block b, Inst i, Value v) {
+    return absl::FailedPreconditionError(absl::StrCat("function %", f_.name(), ", block", b.index(), " `",
+                                                      PrintInst(f_, i, t_), "`: no register left for v", v.index()));
+  }
+  absl::Status AssignParams(Block b, std::vector<Inst>& out);
+  absl::Status AssignInst(Block b, Inst i, std::vector<Inst>& out);
+
+  Function& f_;
+  const Target& t_;
+  std::vector<StackSlot> home_;
+  RegSet used_;
+  StackAllocStats stats_;
+  int depth_ = 0;
+  int64_t weight_ = 1;
+};
+
+absl::Status StackAllocator::AssignParams(Block b, std::vector<Inst>& out) {
+  std::vector<Operand>& params = f_.block(b).params;
+  RegSet taken;
+  for (const Operand& p : params) {
+    if (p.constraint() == ConstraintKind::kFixed) taken.InsertWithAliases(t_, p.fixed_reg());
+  }
+  for (Operand& p : params) {
+    Value v = p.value();
+    Location loc;
+    switch (p.constraint()) {
+      case ConstraintKind::kFixed: loc = Location::Reg(p.fixed_reg()); break;
+      case ConstraintKind::kStack: loc = Home(v); break;
+      default: {
+        std::optional<PReg> r = Pick(v, taken);
+        if (!r.has_value()) {
+          return absl::FailedPreconditionError(absl::StrCat("function %", f_.name(), ", block", b.index(),
+                                                            ": no register left for parameter v", v.index()));
+        }
+        loc = Location::Reg(*r);
+        taken.InsertWithAliases(t_, *r);
+      }
+    }
+    p.set_location(loc);
+    if (loc.IsReg()) {
+      Touch(loc.reg());
+      out.push_back(Move(Opcode::kSpill, v, loc, Home(v)));
+      ++stats_.spills;
+      stats_.weighted_cost += weight_;
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status StackAllocator::AssignInst(Block b, Inst i, std::vector<Inst>& out) {
+  std::vector<Operand> ops(f_.operands(i).begin(), f_.operands(i).end());
+  RegSet clobbered = f_.Clobbers(i);
+  RegSet clobbered_aliases;
+  for (PReg r : clobbered) clobbered_aliases |= t_.Aliases(r);
+  // Every register any operand is fixed to is off limits to the others.
+  RegSet taken;
+  for (const Operand& op : ops) {
+    if (op.constraint() == ConstraintKind::kFixed) taken.InsertWithAliases(t_, op.fixed_reg());
+  }
+  std::vector<Location> use_locs;
+  std::vector<Inst> before, after;
+  // Uses.
+  for (Operand& op : ops) {
+    if (!op.IsUse()) continue;
+    Value v = op.value();
+    Location loc;
+    switch (op.constraint()) {
+      case ConstraintKind::kAny:
+      case ConstraintKind::kStack:
+        loc = Home(v);
+        break;
+      case ConstraintKind::kFixed:
+        loc = Location::Reg(op.fixed_reg());
+        break;
+      default: {
+        RegSet avoid = taken;
+        if (op.position() == Position::kLate) avoid |= clobbered_aliases;
+        std::optional<PReg> r = Pick(v, avoid);
+        if (!r.has_value()) return NoRegister(b, i, v);
+        loc = Location::Reg(*r);
+        taken.InsertWithAliases(t_, *r);
+      }
+    }
+    op.set_location(loc);
+    use_locs.push_back(loc);
+    if (loc.IsReg()) {
+      Touch(loc.reg());
+      bool already = false;  // one value read twice from one register: one reload
+      for (Inst prev : before) already |= f_.operands(prev)[0].location() == loc && f_.operands(prev)[0].value() == v;
+      if (!already) {
+        before.push_back(Move(Opcode::kReload, v, Home(v), loc));
+        ++stats_.reloads;
+        stats_.weighted_cost += weight_;
+      }
+    }
+  }
+  // Defs.
+  for (Operand& op : ops) {
+    if (!op.IsDef()) continue;
+    Value v = op.value();
+    Location loc;
+    switch (op.constraint()) {
+      case ConstraintKind::kFixed:
+        loc = Location::Reg(op.fixed_reg());
+        break;
+      case ConstraintKind::kReuse:
+        loc = use_locs[op.reuse_index()];
+        break;
+      case ConstraintKind::kAny:
+      case ConstraintKind::kStack:
+        loc = Home(v);
+        break;
+      case ConstraintKind::kReg: {
+        std::optional<PReg> r = Pick(v, taken);
+        if (!r.has_value()) return NoRegister(b, i, v);
+        loc = Location::Reg(*r);
+        taken.InsertWithAliases(t_, *r);
+      }
+    }
+    op.set_location(loc);
+    if (loc.IsReg()) {
+      Touch(loc.reg());
+      after.push_back(Move(Opcode::kSpill, v, loc, Home(v)));
+      ++stats_.spills;
+      stats_.weighted_cost += weight_;
+    }
+  }
+  f_.SetOperands(i, ops);
+  out.insert(out.end(), before.begin(), before.end());
+  out.push_back(i);
+  out.insert(out.end(), after.begin(), after.end());
+  return absl::OkStatus();
+}
+
+absl::StatusOr<StackAllocStats> StackAllocator::Run() {
+  ControlFlowGraph cfg(f_);
+  DominatorTree dom(f_, cfg);
+  LoopNest loops(f_, cfg, dom);
+  for (Block b : f_.layout()) {
+    depth_ = loops.depth(b);
+    weight_ = 1;
+    for (int d = 0; d < depth_ && d < 9; ++d) weight_ *= 10;
+    std::vector<Inst> out;
+    RA_RETURN_IF_ERROR(AssignParams(b, out));
+    std::vector<Inst> insts = f_.block(b).insts;
+    for (Inst i : insts) RA_RETURN_IF_ERROR(AssignInst(b, i, out));
+    f_.block(b).insts = std::move(out);
+  }
+  RegSet saves;
+  for (PReg r : t_.abi().callee_saved) {
+    if (used_.Intersects(t_.Aliases(r))) saves.Insert(r);
+  }
+  f_.set_saved_regs(saves);
+  return stats_;
+}
+
+}  // namespace
+
+absl::StatusOr<StackAllocStats> AllocateOnStack(Function& func, const Target& target) {
+  if (func.IsAllocated()) {
+    return absl::FailedPreconditionError(absl::StrCat("function %", func.name(), " is already allocated"));
+  }
+  return StackAllocator(func, target).Run();
+}
+
+}  // namespace regalloc
