@@ -68,7 +68,9 @@ absl::StatusOr<Target> TargetBuilder::Build() && {
   }
   int next_unit = 0;
   std::map<std::pair<int, int>, int> unit_of_piece;  // (container, lo) -> unit
-  for (auto& [container, points] : boundaries) {
+  for (auto& entry : boundaries) {
+    const int container = entry.first;
+    std::vector<int>& points = entry.second;
     std::sort(points.begin(), points.end());
     points.erase(std::unique(points.begin(), points.end()), points.end());
     for (size_t i = 0; i + 1 < points.size(); ++i) {
