@@ -108,6 +108,17 @@ absl::StatusOr<PipelineSummary> RunPipeline(const PipelineOptions& o, std::ostre
                                                      absl::StrJoin(registry.Names(), ", ")));
     }
   }
+  // Every allocation is checked: after the last phase producing locations, add
+  // `check` unless it follows already.
+  if (o.check) {
+    int last_alloc = -1, last_check = -1;
+    for (size_t i = 0; i < names.size(); ++i) {
+      const Phase* p = registry.Find(names[i]);
+      if (std::count(p->produces.begin(), p->produces.end(), "locations")) last_alloc = static_cast<int>(i);
+      if (names[i] == "check") last_check = static_cast<int>(i);
+    }
+    if (last_alloc >= 0 && last_check < last_alloc) names.push_back("check");
+  }
   if (!o.dump_after.empty()) {
     if (std::find(names.begin(), names.end(), o.dump_after) == names.end()) {
       return absl::InvalidArgumentError(absl::StrCat("--dump_after=", o.dump_after, " is not among the phases (",

@@ -35,6 +35,7 @@ struct PipelineOptions {
   std::string dump_dir;
   bool print = false;                // print every function after the last phase
   bool stats = false;                // print per-phase statistics
+  bool check = true;                 // run `check` after the last allocating phase
   bool progress = true;              // progress bar when stderr is a terminal
 };
 

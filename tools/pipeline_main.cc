@@ -27,6 +27,7 @@ ABSL_FLAG(std::string, dump_after, "", "write a dump of every function after thi
 ABSL_FLAG(std::string, dump_dir, "", "directory for --dump_after");
 ABSL_FLAG(bool, print, false, "print every function after the last phase");
 ABSL_FLAG(bool, stats, false, "print per-phase statistics");
+ABSL_FLAG(bool, check, true, "run the allocation checker after the last allocating phase (--nocheck: don't)");
 ABSL_FLAG(bool, list, false, "list targets, phases and pipelines, then exit");
 
 int main(int argc, char** argv) {
@@ -62,6 +63,7 @@ int main(int argc, char** argv) {
   o.dump_dir = absl::GetFlag(FLAGS_dump_dir);
   o.print = absl::GetFlag(FLAGS_print);
   o.stats = absl::GetFlag(FLAGS_stats);
+  o.check = absl::GetFlag(FLAGS_check);
   absl::StatusOr<regalloc::PipelineSummary> summary = regalloc::RunPipeline(o, std::cout, std::cerr);
   if (!summary.ok()) {
     std::cerr << "pipeline: " << summary.status().message() << "\n";

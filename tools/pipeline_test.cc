@@ -109,6 +109,17 @@ block1(v2[%rdi]: i64, v3[%rsi]: i64):
   EXPECT_THAT(written.str(), HasSubstr("v2[%rdi], v3[%rsi] = parallel_copy v1[%rsi], v0[%rdi]"));
 }
 
+TEST(PipelineTest, AllocationsAreCheckedByDefault) {
+  PipelineOptions o;
+  o.phases = {"legalize", "stack_alloc"};
+  RunResult r = Pipeline(o);
+  ASSERT_TRUE(r.summary.ok()) << r.summary.status();
+  EXPECT_EQ(r.summary->failed, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("phases: legalize, stack_alloc, check\n"));
+  o.check = false;
+  EXPECT_THAT(Pipeline(o).out, HasSubstr("phases: legalize, stack_alloc\n"));
+}
+
 TEST(PipelineTest, GeneratedFunctions) {
   PipelineOptions o;
   o.generate = 5;

@@ -14,7 +14,7 @@ namespace regalloc {
 namespace {
 
 constexpr const char* kPipelines[] = {"stack"};
-constexpr int kSeeds = 150;  // per target and pipeline; about 10 s each under ASan
+constexpr int kSeeds = 1000;  // per target and pipeline: about 20 s each under ASan
 constexpr int kSize = 150;
 
 class PipelinesFuzzTest : public ::testing::TestWithParam<const char*> {};
