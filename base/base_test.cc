@@ -50,6 +50,13 @@ TEST(CompressedRowsTest, GroupsByKeyKeepingOrder) {
   EXPECT_EQ(std::vector<int>(rows.Row(3).begin(), rows.Row(3).end()), (std::vector<int>{31, 30}));
   EXPECT_TRUE(rows.Row(0).empty());
   EXPECT_EQ(rows.all().size(), items.size());
+  rows.Clear();
+  rows.AppendRow(std::vector<int>{1, 2});
+  rows.AppendRow(std::vector<int>{});
+  rows.AppendRow(std::vector<int>{3});
+  EXPECT_EQ(rows.num_rows(), 3u);
+  EXPECT_TRUE(rows.Row(1).empty());
+  EXPECT_EQ(rows.Row(2)[0], 3);
 }
 
 struct ATag {};

@@ -18,8 +18,20 @@ namespace regalloc {
 template <typename T>
 class CompressedRows {
  public:
+  // Builds row after row: Clear(), then AppendRow for rows 0, 1, 2, ...
+  void Clear() {
+    items_.clear();
+    start_.assign(1, 0);
+  }
+  template <typename Range>
+  void AppendRow(const Range& row) {
+    items_.insert(items_.end(), row.begin(), row.end());
+    start_.push_back(static_cast<uint32_t>(items_.size()));
+  }
+
   // Groups `items` into `num_rows` rows by `key(item)` (< num_rows), keeping the
-  // items' order within each row (a counting sort).
+  // items' order within each row (a counting sort). `key` must be a pure function
+  // of the item: it is called twice per item.
   template <typename KeyFn>
   void Build(size_t num_rows, absl::Span<const T> items, KeyFn key) {
     start_.assign(num_rows + 1, 0);
@@ -30,6 +42,7 @@ class CompressedRows {
     for (const T& item : items) items_[fill[key(item)]++] = item;
   }
 
+  size_t num_rows() const { return start_.empty() ? 0 : start_.size() - 1; }
   absl::Span<const T> Row(size_t row) const {
     return absl::MakeConstSpan(items_.data() + start_[row], start_[row + 1] - start_[row]);
   }

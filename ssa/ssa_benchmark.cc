@@ -10,25 +10,14 @@
 #include "ssa/parser.h"
 #include "ssa/printer.h"
 #include "ssa/verifier.h"
-#include "tools/generator.h"
+#include "tools/benchmark_functions.h"
 
 namespace regalloc {
 namespace {
 
 const Target& X86() { return *TargetByName("x86_64").value(); }
 
-// One generated function per size, kept for the whole run.
-const Function& Generated(int insts) {
-  static auto* cache = new std::map<int, Function>();
-  auto it = cache->find(insts);
-  if (it == cache->end()) {
-    GeneratorOptions opts;
-    opts.num_insts = insts;
-    opts.long_lived = 200;
-    it = cache->emplace(insts, Generate(1, opts, X86()).value()).first;
-  }
-  return it->second;
-}
+const Function& Generated(int insts) { return BenchmarkFunction(insts, X86()); }
 
 const std::string& Text(int insts) {
   static auto* cache = new std::map<int, std::string>();

@@ -1,0 +1,223 @@
+#include "liveness/live_ranges.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+
+namespace regalloc {
+namespace {
+
+constexpr uint32_t kNone = UINT32_MAX;
+
+ProgramPoint PointOf(const InstNumbering& num, Inst i, const Operand& op) {
+  return op.position() == Position::kEarly ? num.Early(i) : num.Late(i);
+}
+
+struct BlockInterval {
+  Value value;
+  Interval interval;
+};
+
+}  // namespace
+
+LiveRanges::LiveRanges(const Function& func, const LiveSets& sets, const InstNumbering& num)
+    : def_(func.num_values()), has_def_(func.num_values(), 0) {
+  // Walk each block backward; end[v] is the last point where v is live in the
+  // block so far (kNone: not live below here).
+  std::vector<uint32_t> end(func.num_values(), kNone);
+  std::vector<BlockInterval> ins;
+  auto def = [&](Value v, ProgramPoint p) {
+    uint32_t e = end[v.index()];
+    def_[v.index()] = Interval{p, e == kNone ? p : ProgramPoint::FromBits(e)};
+    has_def_[v.index()] = 1;
+    end[v.index()] = kNone;
+  };
+  auto use = [&](Value v, ProgramPoint p) {
+    if (end[v.index()] == kNone) end[v.index()] = p.bits();
+  };
+  for (Block b : func.layout()) {
+    const std::vector<Inst>& insts = func.block(b).insts;
+    if (insts.empty()) continue;
+    for (Value v : sets.LiveOut(b)) end[v.index()] = num.BlockEnd(b).bits();
+    for (auto it = insts.rbegin(); it != insts.rend(); ++it) {
+      absl::Span<const Operand> ops = func.operands(*it);
+      for (Position pos : {Position::kLate, Position::kEarly}) {
+        for (const Operand& op : ops) {
+          if (op.IsDef() && op.position() == pos) def(op.value(), PointOf(num, *it, op));
+        }
+        for (const Operand& op : ops) {
+          if (op.IsUse() && op.position() == pos) use(op.value(), PointOf(num, *it, op));
+        }
+      }
+    }
+    for (const Operand& p : func.block(b).params) def(p.value(), num.BlockStart(b));
+    for (Value v : sets.LiveIn(b)) {
+      uint32_t e = end[v.index()];
+      ins.push_back(BlockInterval{v, Interval{num.BlockStart(b), ProgramPoint::FromBits(e == kNone ? num.BlockEnd(b).bits() : e)}});
+      end[v.index()] = kNone;
+    }
+  }
+  // Group by value (layout order within a value is point order), then coalesce
+  // intervals that meet at a block boundary.
+  CompressedRows<BlockInterval> by_value;
+  by_value.Build(func.num_values(), ins, [](const BlockInterval& i) { return i.value.index(); });
+  live_ins_.Clear();
+  std::vector<Interval> row;
+  for (int v = 0; v < func.num_values(); ++v) {
+    row.clear();
+    for (const BlockInterval& bi : by_value.Row(v)) {
+      if (!row.empty() && row.back().end.bits() + 1 == bi.interval.begin.bits()) {
+        row.back().end = bi.interval.end;
+      } else {
+        row.push_back(bi.interval);
+      }
+    }
+    live_ins_.AppendRow(row);
+  }
+}
+
+bool LiveRanges::Covers(Value v, ProgramPoint p) const {
+  if (!HasRange(v)) return false;
+  if (def_[v.index()].Contains(p)) return true;
+  absl::Span<const Interval> ins = live_ins(v);
+  auto it = std::upper_bound(ins.begin(), ins.end(), p, [](ProgramPoint x, const Interval& i) { return x < i.begin; });
+  return it != ins.begin() && std::prev(it)->Contains(p);
+}
+
+bool LiveRanges::Overlaps(Value a, Value b) const {
+  if (!HasRange(a) || !HasRange(b)) return false;
+  return Covers(a, def_[b.index()].begin) || Covers(b, def_[a.index()].begin);
+}
+
+size_t LiveRanges::MemoryBytes() const {
+  return def_.capacity() * sizeof(Interval) + has_def_.capacity() + live_ins_.all().size() * sizeof(Interval) +
+         (def_.size() + 1) * sizeof(uint32_t);
+}
+
+UsePositions::UsePositions(const Function& func, const InstNumbering& num, const LoopNest& loops) {
+  struct Entry {
+    Value value;
+    UsePosition pos;
+  };
+  std::vector<Entry> all;
+  auto add = [&](const Operand& op, ProgramPoint p, int depth) {
+    UsePosition u;
+    u.point = p;
+    u.is_def = op.IsDef();
+    u.constraint = op.constraint();
+    u.constraint_arg = op.constraint() == ConstraintKind::kFixed   ? static_cast<uint16_t>(op.fixed_reg().index())
+                       : op.constraint() == ConstraintKind::kReuse ? static_cast<uint16_t>(op.reuse_index())
+                                                                    : 0;
+    u.loop_depth = static_cast<uint8_t>(std::min(depth, 255));
+    all.push_back(Entry{op.value(), u});
+  };
+  for (Block b : func.layout()) {
+    if (func.block(b).insts.empty()) continue;
+    int depth = loops.depth(b);
+    for (const Operand& p : func.block(b).params) add(p, num.BlockStart(b), depth);
+    for (Inst i : func.block(b).insts) {
+      // Defs first at each point, then uses: Early then Late.
+      for (Position pos : {Position::kEarly, Position::kLate}) {
+        for (const Operand& op : func.operands(i)) {
+          if (op.IsDef() && op.position() == pos) add(op, PointOf(num, i, op), depth);
+        }
+        for (const Operand& op : func.operands(i)) {
+          if (op.IsUse() && op.position() == pos) add(op, PointOf(num, i, op), depth);
+        }
+      }
+    }
+  }
+  // Layout order is point order, and the counting sort keeps it within a value.
+  CompressedRows<Entry> grouped;
+  grouped.Build(func.num_values(), all, [](const Entry& e) { return e.value.index(); });
+  positions_.Clear();
+  std::vector<UsePosition> row;
+  for (int v = 0; v < func.num_values(); ++v) {
+    row.clear();
+    for (const Entry& e : grouped.Row(v)) row.push_back(e.pos);
+    positions_.AppendRow(row);
+  }
+}
+
+absl::StatusOr<RegisterPressure> RegisterPressure::Compute(const Function& func, const Target& target,
+                                                           const LiveSets& sets, const InstNumbering& num) {
+  RegisterPressure rp;
+  int nb = target.num_banks();
+  rp.num_banks_ = nb;
+  rp.at_.assign(static_cast<size_t>(num.num_insts()) * 2 * nb, 0);
+  rp.block_max_.assign(static_cast<size_t>(func.num_blocks()) * nb, 0);
+  rp.max_.assign(nb, 0);
+  // Bank and weight per value.
+  std::vector<int8_t> bank(func.num_values(), -1);
+  std::vector<uint8_t> weight(func.num_values(), 0);
+  for (int v = 0; v < func.num_values(); ++v) {
+    if (!func.ValueExists(Value(v))) continue;
+    std::optional<RegClass> cls = target.ClassFor(func.value_type(Value(v)));
+    if (!cls.has_value()) {
+      return absl::InvalidArgumentError(absl::StrCat("function %", func.name(), ": v", v, " has type ",
+                                                     TypeName(func.value_type(Value(v))), ", for which ",
+                                                     target.name(), " has no registers"));
+    }
+    bank[v] = static_cast<int8_t>(target.Class(*cls).bank);
+    weight[v] = static_cast<uint8_t>(target.Class(*cls).pressure_weight);
+  }
+  std::vector<uint8_t> live(func.num_values(), 0);
+  std::vector<int> now(nb, 0);
+  auto add = [&](Value v) {
+    if (!live[v.index()]) {
+      live[v.index()] = 1;
+      now[bank[v.index()]] += weight[v.index()];
+    }
+  };
+  auto remove = [&](Value v) {
+    if (live[v.index()]) {
+      live[v.index()] = 0;
+      now[bank[v.index()]] -= weight[v.index()];
+    }
+  };
+  auto record = [&](ProgramPoint p, Block b) {
+    for (int k = 0; k < nb; ++k) {
+      rp.at_[p.bits() * nb + k] = static_cast<uint16_t>(now[k]);
+      uint16_t& bm = rp.block_max_[b.index() * nb + k];
+      bm = std::max<uint16_t>(bm, static_cast<uint16_t>(now[k]));
+      rp.max_[k] = std::max(rp.max_[k], now[k]);
+    }
+  };
+  for (Block b : func.layout()) {
+    const std::vector<Inst>& insts = func.block(b).insts;
+    if (insts.empty()) continue;
+    for (Value v : sets.LiveOut(b)) add(v);
+    for (size_t k = insts.size(); k-- > 0;) {
+      Inst i = insts[k];
+      absl::Span<const Operand> ops = func.operands(i);
+      // Late point: what lives after, plus late uses and late defs.
+      for (const Operand& op : ops) {
+        if (op.position() == Position::kLate) add(op.value());
+      }
+      record(num.Late(i), b);
+      for (const Operand& op : ops) {
+        if (op.IsDef() && op.position() == Position::kLate) remove(op.value());
+      }
+      // Early point: plus early uses and early defs (and the block's parameters,
+      // defined at its start).
+      for (const Operand& op : ops) {
+        if (op.position() == Position::kEarly) add(op.value());
+      }
+      if (k == 0) {
+        for (const Operand& p : func.block(b).params) add(p.value());
+      }
+      record(num.Early(i), b);
+      for (const Operand& op : ops) {
+        if (op.IsDef() && op.position() == Position::kEarly) remove(op.value());
+      }
+      if (k == 0) {
+        for (const Operand& p : func.block(b).params) remove(p.value());
+      }
+    }
+    // What is left is the live-in set; clear it for the next block.
+    for (Value v : sets.LiveIn(b)) remove(v);
+  }
+  return rp;
+}
+
+}  // namespace regalloc

@@ -1,0 +1,108 @@
+// Live ranges, use positions and register pressure of an SSA function.
+//
+//   InstNumbering num(func);
+//   LiveSets sets(func);
+//   LiveRanges ranges(func, sets, num);
+//   if (ranges.Overlaps(a, b)) ...           // interference
+//   UsePositions uses(func, num, loops);      // for spill weights and splitting
+//   absl::StatusOr<RegisterPressure> p = RegisterPressure::Compute(func, target, sets, num);
+//
+// A range is Cretonne's representation: the def interval inside the defining
+// block, plus a sorted list of live-in intervals for the other blocks where the
+// value is live, adjacent blocks (in layout order) coalesced. Intervals are
+// closed: [def point, last use point], or up to the block's end when the value is
+// live out. A value is live at its def point and at each use point; a dead def is
+// live at its def point only. Positions follow the operands: Early defs and uses
+// at the Early point, Late ones at the Late point; block parameters are defined at
+// the block's start, branch arguments used at the branch's Early point.
+//
+// Overlap uses SSA dominance (Budimlić et al. 2002): two values interfere iff one
+// is live at the other's definition, so Overlaps(a, b) tests b's def point against
+// a's range and a's against b's — a binary search each in the live-in intervals.
+#ifndef REGALLOC_LIVENESS_LIVE_RANGES_H_
+#define REGALLOC_LIVENESS_LIVE_RANGES_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "base/compressed_rows.h"
+#include "liveness/live_sets.h"
+#include "ssa/cfg.h"
+#include "ssa/ir.h"
+#include "ssa/program_point.h"
+#include "targets/target.h"
+
+namespace regalloc {
+
+struct Interval {
+  ProgramPoint begin;
+  ProgramPoint end;  // inclusive
+  bool Contains(ProgramPoint p) const { return begin <= p && p <= end; }
+};
+
+class LiveRanges {
+ public:
+  LiveRanges(const Function& func, const LiveSets& sets, const InstNumbering& numbering);
+
+  bool HasRange(Value v) const { return has_def_[v.index()] != 0; }
+  // Precondition: HasRange(v).
+  Interval def_interval(Value v) const { return def_[v.index()]; }
+  // Sorted by begin, disjoint, not adjacent.
+  absl::Span<const Interval> live_ins(Value v) const { return live_ins_.Row(v.index()); }
+  // Is `v` live at `p`?
+  bool Covers(Value v, ProgramPoint p) const;
+  // Do `a` and `b` interfere (is one live at the other's definition)?
+  bool Overlaps(Value a, Value b) const;
+  size_t MemoryBytes() const;
+
+ private:
+  std::vector<Interval> def_;
+  std::vector<uint8_t> has_def_;
+  CompressedRows<Interval> live_ins_;
+};
+
+// One use or def of a value, for linear scan, spill weights and splitting.
+struct UsePosition {
+  ProgramPoint point;
+  bool is_def = false;
+  ConstraintKind constraint = ConstraintKind::kReg;
+  uint16_t constraint_arg = 0;  // Fixed: register id; Reuse: use index
+  uint8_t loop_depth = 0;
+};
+
+class UsePositions {
+ public:
+  UsePositions(const Function& func, const InstNumbering& numbering, const LoopNest& loops);
+  // Sorted by point (defs before uses at the same point).
+  absl::Span<const UsePosition> Of(Value v) const { return positions_.Row(v.index()); }
+
+ private:
+  CompressedRows<UsePosition> positions_;
+};
+
+// Register pressure per program point and pressure bank, in bank slots (an ARMv7
+// f64 takes 2 slots of the VFP bank; see targets/target.h), and its maximum per
+// block.
+class RegisterPressure {
+ public:
+  // InvalidArgument naming the value when a type has no register class.
+  static absl::StatusOr<RegisterPressure> Compute(const Function& func, const Target& target, const LiveSets& sets,
+                                                  const InstNumbering& numbering);
+
+  int num_banks() const { return num_banks_; }
+  int AtPoint(ProgramPoint p, int bank) const { return at_[p.bits() * num_banks_ + bank]; }
+  int MaxInBlock(Block b, int bank) const { return block_max_[b.index() * num_banks_ + bank]; }
+  int Max(int bank) const { return max_[bank]; }
+
+ private:
+  int num_banks_ = 0;
+  std::vector<uint16_t> at_;
+  std::vector<uint16_t> block_max_;
+  std::vector<int> max_;
+};
+
+}  // namespace regalloc
+
+#endif  // REGALLOC_LIVENESS_LIVE_RANGES_H_

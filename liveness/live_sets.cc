@@ -1,0 +1,144 @@
+#include "liveness/live_sets.h"
+
+#include <algorithm>
+
+#include "ssa/cfg.h"
+
+namespace regalloc {
+namespace {
+
+// out = a ∪ b, all sorted.
+void Union(const std::vector<uint32_t>& a, const std::vector<uint32_t>& b, std::vector<uint32_t>& out) {
+  out.clear();
+  std::set_union(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
+}
+
+}  // namespace
+
+LiveSets::LiveSets(const Function& func)
+    : global_index_(func.num_values(), -1), def_block_(func.num_values()) {
+  // Pass 1: the defining block of every value, and which values appear in more
+  // than one block (first block seen; -2 once a second one appears).
+  std::vector<int32_t> seen(func.num_values(), -1);
+  auto touch = [&](Value v, Block b) {
+    int32_t& s = seen[v.index()];
+    if (s == -1) {
+      s = static_cast<int32_t>(b.index());
+    } else if (s >= 0 && s != static_cast<int32_t>(b.index())) {
+      s = -2;
+    }
+  };
+  for (Block b : func.layout()) {
+    for (const Operand& p : func.block(b).params) {
+      def_block_[p.value().index()] = b;
+      touch(p.value(), b);
+    }
+    for (Inst i : func.block(b).insts) {
+      for (const Operand& op : func.operands(i)) {
+        if (op.IsDef()) def_block_[op.value().index()] = b;
+        touch(op.value(), b);
+      }
+    }
+  }
+  for (int v = 0; v < func.num_values(); ++v) {
+    if (seen[v] == -2) global_index_[v] = num_global_++;
+  }
+  std::vector<Value> global_value(num_global_);
+  for (int v = 0; v < func.num_values(); ++v) {
+    if (global_index_[v] >= 0) global_value[global_index_[v]] = Value(v);
+  }
+
+  // Pass 2: per block, upward-exposed uses and defs of global values, as sorted
+  // global indexes. In SSA a use in the defining block follows the def, so a use
+  // is upward-exposed exactly when the value is defined elsewhere.
+  size_t nb = func.num_blocks();
+  std::vector<std::vector<uint32_t>> ue(nb), defs(nb);
+  for (Block b : func.layout()) {
+    std::vector<uint32_t>& u = ue[b.index()];
+    std::vector<uint32_t>& d = defs[b.index()];
+    for (const Operand& p : func.block(b).params) {
+      if (global_index_[p.value().index()] >= 0) d.push_back(global_index_[p.value().index()]);
+    }
+    for (Inst i : func.block(b).insts) {
+      for (const Operand& op : func.operands(i)) {
+        int32_t g = global_index_[op.value().index()];
+        if (g < 0) continue;
+        if (op.IsDef()) {
+          d.push_back(g);
+        } else if (def_block_[op.value().index()] != b) {
+          u.push_back(g);
+        }
+      }
+    }
+    std::sort(u.begin(), u.end());
+    u.erase(std::unique(u.begin(), u.end()), u.end());
+    std::sort(d.begin(), d.end());
+  }
+
+  // Pass 3: the fixpoint. Blocks are visited in post-order first (successors
+  // before predecessors); a block whose live-in grows requeues its predecessors.
+  ControlFlowGraph cfg(func);
+  std::vector<std::vector<uint32_t>> in(nb), out(nb);
+  std::vector<uint8_t> queued(nb, 0);
+  std::vector<Block> work(cfg.rpo().begin(), cfg.rpo().end());  // popped from the back: post-order
+  for (Block b : work) queued[b.index()] = 1;
+  std::vector<uint32_t> merged, next_in;
+  while (!work.empty()) {
+    Block b = work.back();
+    work.pop_back();
+    queued[b.index()] = 0;
+    ++block_visits_;
+    std::vector<uint32_t>& o = out[b.index()];
+    o.clear();
+    for (const Edge& e : cfg.succs(b)) {
+      Union(o, in[e.to.index()], merged);
+      o.swap(merged);
+    }
+    // in = ue ∪ (out − defs)
+    merged.clear();
+    std::set_difference(o.begin(), o.end(), defs[b.index()].begin(), defs[b.index()].end(),
+                        std::back_inserter(merged));
+    Union(merged, ue[b.index()], next_in);
+    if (next_in != in[b.index()]) {
+      in[b.index()].swap(next_in);
+      for (const Edge& e : cfg.preds(b)) {
+        if (!queued[e.from.index()]) {
+          queued[e.from.index()] = 1;
+          work.push_back(e.from);
+        }
+      }
+    }
+  }
+
+  // Flatten, translating global indexes back to values (ascending index order is
+  // ascending value order, since indexes were given in value order).
+  live_in_.Clear();
+  live_out_.Clear();
+  std::vector<Value> row;
+  for (size_t b = 0; b < nb; ++b) {
+    row.clear();
+    for (uint32_t g : in[b]) row.push_back(global_value[g]);
+    live_in_.AppendRow(row);
+    row.clear();
+    for (uint32_t g : out[b]) row.push_back(global_value[g]);
+    live_out_.AppendRow(row);
+  }
+}
+
+bool LiveSets::IsLiveIn(Value v, Block b) const {
+  absl::Span<const Value> s = LiveIn(b);
+  return std::binary_search(s.begin(), s.end(), v);
+}
+
+bool LiveSets::IsLiveOut(Value v, Block b) const {
+  absl::Span<const Value> s = LiveOut(b);
+  return std::binary_search(s.begin(), s.end(), v);
+}
+
+size_t LiveSets::MemoryBytes() const {
+  return global_index_.capacity() * sizeof(int32_t) + def_block_.capacity() * sizeof(Block) +
+         (live_in_.all().size() + live_out_.all().size()) * sizeof(Value) +
+         2 * (def_block_.size() + 1) * sizeof(uint32_t);
+}
+
+}  // namespace regalloc

@@ -1,0 +1,79 @@
+// On generated functions for every target, the sparse sets equal the dense
+// reference; live ranges agree with the values live at every program point; the
+// queries agree with the sets; Overlaps agrees with a point-by-point check; and
+// register pressure is the sum of the live values' weights at every point.
+#include <string>
+
+#include "gtest/gtest.h"
+#include "liveness/live_ranges.h"
+#include "liveness/live_sets.h"
+#include "liveness/liveness_queries.h"
+#include "liveness/liveness_testing.h"
+#include "ssa/cfg.h"
+#include "tools/generator.h"
+
+namespace regalloc {
+namespace {
+
+class LivenessProperty : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(LivenessProperty, SparseAgreesWithDenseAndPoints) {
+  const Target& t = *TargetByName(GetParam()).value();
+  for (uint64_t seed = 1; seed <= 120; ++seed) {
+    GeneratorOptions g;
+    g.num_insts = 40 + static_cast<int>(seed % 7) * 40;
+    Function f = Generate(seed, g, t).value();
+    std::string where = std::string("target ") + GetParam() + " seed " + std::to_string(seed) +
+                        " (./bazelw run //tools:pipeline -- --target=" + GetParam() +
+                        " --generate=1 --seed=" + std::to_string(seed) + " --size=" + std::to_string(g.num_insts) +
+                        " --phases=legalize,liveness --print)";
+    LiveSets sets(f);
+    DenseLiveness dense(f);
+    for (Block b : f.layout()) {
+      std::vector<Value> in(sets.LiveIn(b).begin(), sets.LiveIn(b).end());
+      std::vector<Value> out(sets.LiveOut(b).begin(), sets.LiveOut(b).end());
+      ASSERT_EQ(in, dense.live_in[b.index()].Values()) << where << " block" << b.index();
+      ASSERT_EQ(out, dense.live_out[b.index()].Values()) << where << " block" << b.index();
+    }
+    InstNumbering num(f);
+    LiveRanges ranges(f, sets, num);
+    std::vector<DenseSet> at = LiveAtEveryPoint(f, dense, num);
+    RegisterPressure pressure = RegisterPressure::Compute(f, t, sets, num).value();
+    for (size_t p = 0; p < at.size(); ++p) {
+      std::vector<int> want(t.num_banks(), 0);
+      for (int v = 0; v < f.num_values(); ++v) {
+        bool live = at[p].Test(v);
+        ASSERT_EQ(ranges.Covers(Value(v), ProgramPoint::FromBits(p)), live) << where << " v" << v << " point " << p;
+        if (live) {
+          const RegClassInfo& c = t.Class(*t.ClassFor(f.value_type(Value(v))));
+          want[c.bank] += c.pressure_weight;
+        }
+      }
+      for (int k = 0; k < t.num_banks(); ++k) {
+        ASSERT_EQ(pressure.AtPoint(ProgramPoint::FromBits(p), k), want[k]) << where << " point " << p;
+      }
+    }
+    // Overlap against the point-by-point truth, on a sample of pairs.
+    for (int a = 0; a < f.num_values(); a += 3) {
+      for (int b = a + 1; b < f.num_values(); b += 5) {
+        bool truth = false;
+        for (size_t p = 0; p < at.size() && !truth; ++p) truth = at[p].Test(a) && at[p].Test(b);
+        ASSERT_EQ(ranges.Overlaps(Value(a), Value(b)), truth) << where << " v" << a << " v" << b;
+      }
+    }
+    ControlFlowGraph cfg(f);
+    DominatorTree dom(f, cfg);
+    LivenessQueries q(f, cfg, dom);
+    for (Block b : f.layout()) {
+      for (int v = 0; v < f.num_values(); ++v) {
+        ASSERT_EQ(q.IsLiveIn(Value(v), b), dense.live_in[b.index()].Test(v)) << where << " v" << v << " block" << b.index();
+        ASSERT_EQ(q.IsLiveOut(Value(v), b), dense.live_out[b.index()].Test(v)) << where << " v" << v << " block" << b.index();
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Targets, LivenessProperty, ::testing::Values("x86_64", "aarch64", "armv7"));
+
+}  // namespace
+}  // namespace regalloc
