@@ -23,6 +23,11 @@ class CompressedRows {
     items_.clear();
     start_.assign(1, 0);
   }
+  // Room for `rows` rows of `items` items in all, so that appending never grows.
+  void Reserve(size_t rows, size_t items) {
+    start_.reserve(rows + 1);
+    items_.reserve(items);
+  }
   template <typename Range>
   void AppendRow(const Range& row) {
     items_.insert(items_.end(), row.begin(), row.end());

@@ -13,19 +13,24 @@ ProgramPoint PointOf(const InstNumbering& num, Inst i, const Operand& op) {
   return op.position() == Position::kEarly ? num.Early(i) : num.Late(i);
 }
 
-struct BlockInterval {
-  Value value;
-  Interval interval;
-};
-
 }  // namespace
 
-LiveRanges::LiveRanges(const Function& func, const LiveSets& sets, const InstNumbering& num)
-    : def_(func.num_values()), has_def_(func.num_values(), 0) {
+void LiveRanges::Compute(const Function& func, const LiveSets& sets, const InstNumbering& num) {
+  def_.assign(func.num_values(), Interval());
+  has_def_.assign(func.num_values(), 0);
+  live_in_start_.assign(func.num_values() + 1, 0);
+  live_in_count_.assign(func.num_values(), 0);
+  // Room for one interval per block a value is live into (before coalescing).
+  for (Block b : func.layout()) {
+    for (Value v : sets.LiveIn(b)) ++live_in_start_[v.index() + 1];
+  }
+  for (size_t v = 1; v < live_in_start_.size(); ++v) live_in_start_[v] += live_in_start_[v - 1];
+  live_in_items_.resize(live_in_start_.back());
+
   // Walk each block backward; end[v] is the last point where v is live in the
   // block so far (kNone: not live below here).
-  std::vector<uint32_t> end(func.num_values(), kNone);
-  std::vector<BlockInterval> ins;
+  std::vector<uint32_t>& end = end_;
+  end.assign(func.num_values(), kNone);
   auto def = [&](Value v, ProgramPoint p) {
     uint32_t e = end[v.index()];
     def_[v.index()] = Interval{p, e == kNone ? p : ProgramPoint::FromBits(e)};
@@ -51,28 +56,20 @@ LiveRanges::LiveRanges(const Function& func, const LiveSets& sets, const InstNum
       }
     }
     for (const Operand& p : func.block(b).params) def(p.value(), num.BlockStart(b));
+    // Live-in intervals arrive in layout order; one that starts where the value's
+    // previous one ended (at the previous block's end) extends it.
     for (Value v : sets.LiveIn(b)) {
       uint32_t e = end[v.index()];
-      ins.push_back(BlockInterval{v, Interval{num.BlockStart(b), ProgramPoint::FromBits(e == kNone ? num.BlockEnd(b).bits() : e)}});
+      Interval in{num.BlockStart(b), ProgramPoint::FromBits(e == kNone ? num.BlockEnd(b).bits() : e)};
       end[v.index()] = kNone;
-    }
-  }
-  // Group by value (layout order within a value is point order), then coalesce
-  // intervals that meet at a block boundary.
-  CompressedRows<BlockInterval> by_value;
-  by_value.Build(func.num_values(), ins, [](const BlockInterval& i) { return i.value.index(); });
-  live_ins_.Clear();
-  std::vector<Interval> row;
-  for (int v = 0; v < func.num_values(); ++v) {
-    row.clear();
-    for (const BlockInterval& bi : by_value.Row(v)) {
-      if (!row.empty() && row.back().end.bits() + 1 == bi.interval.begin.bits()) {
-        row.back().end = bi.interval.end;
+      uint32_t& count = live_in_count_[v.index()];
+      Interval* row = live_in_items_.data() + live_in_start_[v.index()];
+      if (count > 0 && row[count - 1].end.bits() + 1 == in.begin.bits()) {
+        row[count - 1].end = in.end;
       } else {
-        row.push_back(bi.interval);
+        row[count++] = in;
       }
     }
-    live_ins_.AppendRow(row);
   }
 }
 
@@ -90,8 +87,8 @@ bool LiveRanges::Overlaps(Value a, Value b) const {
 }
 
 size_t LiveRanges::MemoryBytes() const {
-  return def_.capacity() * sizeof(Interval) + has_def_.capacity() + live_ins_.all().size() * sizeof(Interval) +
-         (def_.size() + 1) * sizeof(uint32_t);
+  return def_.capacity() * sizeof(Interval) + has_def_.capacity() + live_in_items_.capacity() * sizeof(Interval) +
+         (live_in_start_.capacity() + live_in_count_.capacity()) * sizeof(uint32_t);
 }
 
 UsePositions::UsePositions(const Function& func, const InstNumbering& num, const LoopNest& loops) {

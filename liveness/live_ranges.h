@@ -44,13 +44,20 @@ struct Interval {
 
 class LiveRanges {
  public:
-  LiveRanges(const Function& func, const LiveSets& sets, const InstNumbering& numbering);
+  LiveRanges() = default;
+  LiveRanges(const Function& func, const LiveSets& sets, const InstNumbering& numbering) {
+    Compute(func, sets, numbering);
+  }
+  // Recomputes, reusing this object's storage (see LiveSets::Compute).
+  void Compute(const Function& func, const LiveSets& sets, const InstNumbering& numbering);
 
   bool HasRange(Value v) const { return has_def_[v.index()] != 0; }
   // Precondition: HasRange(v).
   Interval def_interval(Value v) const { return def_[v.index()]; }
   // Sorted by begin, disjoint, not adjacent.
-  absl::Span<const Interval> live_ins(Value v) const { return live_ins_.Row(v.index()); }
+  absl::Span<const Interval> live_ins(Value v) const {
+    return absl::MakeConstSpan(live_in_items_.data() + live_in_start_[v.index()], live_in_count_[v.index()]);
+  }
   // Is `v` live at `p`?
   bool Covers(Value v, ProgramPoint p) const;
   // Do `a` and `b` interfere (is one live at the other's definition)?
@@ -60,7 +67,12 @@ class LiveRanges {
  private:
   std::vector<Interval> def_;
   std::vector<uint8_t> has_def_;
-  CompressedRows<Interval> live_ins_;
+  // Per value a slot sized by its live-in block count, filled in layout order and
+  // coalesced in place (so the rows may have unused tails).
+  std::vector<uint32_t> live_in_start_;
+  std::vector<uint32_t> live_in_count_;
+  std::vector<Interval> live_in_items_;
+  std::vector<uint32_t> end_;  // working storage
 };
 
 // One use or def of a value, for linear scan, spill weights and splitting.

@@ -35,7 +35,13 @@ namespace regalloc {
 
 class LiveSets {
  public:
-  explicit LiveSets(const Function& func);
+  LiveSets() = default;
+  explicit LiveSets(const Function& func) { Compute(func); }
+
+  // Recomputes for `func`, reusing this object's storage: a phase that keeps one
+  // LiveSets across functions allocates only when a function is bigger than any
+  // before it.
+  void Compute(const Function& func);
 
   // Sorted by value id.
   absl::Span<const Value> LiveIn(Block b) const { return live_in_.Row(b.index()); }
@@ -62,6 +68,12 @@ class LiveSets {
   int block_visits_ = 0;
   CompressedRows<Value> live_in_;
   CompressedRows<Value> live_out_;
+  // Working storage, kept between Compute calls.
+  std::vector<int32_t> seen_;
+  std::vector<Value> global_value_;
+  CompressedRows<uint32_t> ue_;
+  CompressedRows<uint32_t> defs_;
+  std::vector<std::vector<uint32_t>> in_;
 };
 
 }  // namespace regalloc

@@ -277,6 +277,16 @@ dump::DumpFile ToDumpFile(const Target& target, const TargetOptions& options,
       fd->mutable_value_locations()->add_kinds(kind);
       fd->mutable_value_locations()->add_indices(index);
     }
+    const LivenessRecord& l = d.liveness;
+    for (const auto& row : l.live_in) *fd->mutable_liveness()->add_live_in()->mutable_values() = {row.begin(), row.end()};
+    for (const auto& row : l.live_out) *fd->mutable_liveness()->add_live_out()->mutable_values() = {row.begin(), row.end()};
+    for (const LivenessRecord::Range& r : l.ranges) {
+      dump::LiveRange* pr = fd->mutable_liveness()->add_ranges();
+      pr->set_value(r.value);
+      pr->set_def_begin(r.def_begin);
+      pr->set_def_end(r.def_end);
+      *pr->mutable_live_in_bounds() = {r.live_in_bounds.begin(), r.live_in_bounds.end()};
+    }
   }
   return file;
 }
@@ -320,6 +330,37 @@ absl::StatusOr<LoadedDump> FromDumpFile(const dump::DumpFile& file) {
       d.value_locations.push_back(kind == 1   ? Location::Reg(PReg(index))
                                   : kind == 2 ? Location::Stack(StackSlot(index))
                                               : Location());
+    }
+    const dump::Liveness& pl = fd.liveness();
+    if (pl.live_in_size() != pl.live_out_size() ||
+        (pl.live_in_size() != 0 && pl.live_in_size() != d.function.num_blocks())) {
+      return absl::InvalidArgumentError(absl::StrCat("function %", d.function.name(),
+                                                     ": liveness does not match the blocks"));
+    }
+    auto values_ok = [&](const google::protobuf::RepeatedField<uint32_t>& vs) {
+      for (uint32_t v : vs) {
+        if (v >= static_cast<uint32_t>(d.function.num_values())) return false;
+      }
+      return true;
+    };
+    for (const dump::ValueList& row : pl.live_in()) {
+      if (!values_ok(row.values())) {
+        return absl::InvalidArgumentError(absl::StrCat("function %", d.function.name(), ": liveness names an unknown value"));
+      }
+      d.liveness.live_in.emplace_back(row.values().begin(), row.values().end());
+    }
+    for (const dump::ValueList& row : pl.live_out()) {
+      if (!values_ok(row.values())) {
+        return absl::InvalidArgumentError(absl::StrCat("function %", d.function.name(), ": liveness names an unknown value"));
+      }
+      d.liveness.live_out.emplace_back(row.values().begin(), row.values().end());
+    }
+    for (const dump::LiveRange& pr : pl.ranges()) {
+      if (pr.value() >= static_cast<uint32_t>(d.function.num_values()) || pr.live_in_bounds_size() % 2 != 0) {
+        return absl::InvalidArgumentError(absl::StrCat("function %", d.function.name(), ": a live range is malformed"));
+      }
+      d.liveness.ranges.push_back(LivenessRecord::Range{pr.value(), pr.def_begin(), pr.def_end(),
+                                                        {pr.live_in_bounds().begin(), pr.live_in_bounds().end()}});
     }
     out.functions.push_back(std::move(d));
   }

@@ -35,6 +35,21 @@ struct PhaseStat {
   int64_t value = 0;
 };
 
+// What the `liveness` phase computed, as plain data (empty when it did not run).
+struct LivenessRecord {
+  std::vector<std::vector<uint32_t>> live_in;   // value ids, by block id
+  std::vector<std::vector<uint32_t>> live_out;
+  struct Range {
+    uint32_t value = 0;
+    uint32_t def_begin = 0;
+    uint32_t def_end = 0;
+    std::vector<uint32_t> live_in_bounds;  // begin, end, begin, end, ...
+  };
+  std::vector<Range> ranges;
+  std::string printed;  // the --print text; not stored in dumps
+  bool empty() const { return live_in.empty(); }
+};
+
 // One function with what the pipeline knows about it.
 struct DumpedFunction {
   Function function;
@@ -42,6 +57,7 @@ struct DumpedFunction {
   std::vector<PhaseStat> stats;
   // A location per value id, or empty when no phase computed one.
   std::vector<Location> value_locations;
+  LivenessRecord liveness;
 };
 
 struct LoadedDump {

@@ -129,6 +129,19 @@ TEST(DumpTest, MalformedDumpsGetClearErrors) {
   }
 }
 
+TEST(DumpTest, LivenessSurvives) {
+  Function f = ParseFunction("function %f(i64) -> i64 {\nblock0(v0: i64):\n    ret v0\n}\n", X86()).value();
+  DumpedFunction d{f, {"liveness"}, {}, {}, {}};
+  d.liveness.live_in = {{}};
+  d.liveness.live_out = {{}};
+  d.liveness.ranges.push_back(LivenessRecord::Range{0, 0, 0, {}});
+  LoadedDump back = ParseDump(SerializeDump(ToDumpFile(X86(), {}, {d})), "t").value();
+  ASSERT_EQ(back.functions[0].liveness.ranges.size(), 1u);
+  d.liveness.live_in = {{7}};
+  EXPECT_THAT(std::string(ParseDump(SerializeDump(ToDumpFile(X86(), {}, {d})), "t").status().message()),
+              HasSubstr("liveness names an unknown value"));
+}
+
 TEST(DumpTest, EveryTruncationIsAnError) {
   std::string bytes = SerializeDump(Valid());
   for (size_t n = 0; n < bytes.size(); ++n) {

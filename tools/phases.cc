@@ -10,6 +10,9 @@
 #include "ssa/lower_params.h"
 #include "ssa/printer.h"
 #include "ssa/verifier.h"
+#include "liveness/live_ranges.h"
+#include "liveness/live_sets.h"
+#include "liveness/print.h"
 #include "tools/checker.h"
 #include "tools/interpreter.h"
 #include "tools/stack_allocator.h"
@@ -39,9 +42,47 @@ void RegisterFoundationPhases(PhaseRegistry& r) {
                      c.stat("stack_temps", s.stack_temps);
                      return absl::OkStatus();
                    }});
-  r.Register(Phase{"print", "print the function as it is now", {}, {}, {},
+  r.Register(Phase{"print", "print the function as it is now (and its liveness, if computed)", {}, {}, {},
                    [](PhaseContext& c) {
-                     if (c.print != nullptr) *c.print << PrintFunction(c.state.function, c.target);
+                     if (c.print != nullptr) {
+                       *c.print << PrintFunction(c.state.function, c.target) << c.state.liveness.printed;
+                     }
+                     return absl::OkStatus();
+                   }});
+  r.Register(Phase{"liveness", "live-in/out sets, live ranges and register pressure (liveness/)", {}, {"liveness"},
+                   {}, [](PhaseContext& c) -> absl::Status {
+                     const Function& f = c.state.function;
+                     if (f.IsAllocated()) {
+                       return absl::FailedPreconditionError("liveness needs SSA form; this function is allocated");
+                     }
+                     InstNumbering num(f);
+                     LiveSets sets(f);
+                     LiveRanges ranges(f, sets, num);
+                     RA_ASSIGN_OR_RETURN(RegisterPressure pressure, RegisterPressure::Compute(f, c.target, sets, num));
+                     c.stat("global_values", sets.num_global());
+                     c.stat("block_visits", sets.block_visits());
+                     for (int b = 0; b < c.target.num_banks(); ++b) {
+                       c.stat(absl::StrCat("max_pressure_", c.target.Bank(b).name), pressure.Max(b));
+                     }
+                     LivenessRecord& rec = c.state.liveness;
+                     rec = LivenessRecord();
+                     for (int b = 0; b < f.num_blocks(); ++b) {
+                       rec.live_in.emplace_back();
+                       rec.live_out.emplace_back();
+                       for (Value v : sets.LiveIn(Block(b))) rec.live_in.back().push_back(v.index());
+                       for (Value v : sets.LiveOut(Block(b))) rec.live_out.back().push_back(v.index());
+                     }
+                     for (int v = 0; v < f.num_values(); ++v) {
+                       if (!ranges.HasRange(Value(v))) continue;
+                       LivenessRecord::Range r{static_cast<uint32_t>(v), ranges.def_interval(Value(v)).begin.bits(),
+                                               ranges.def_interval(Value(v)).end.bits(), {}};
+                       for (const Interval& i : ranges.live_ins(Value(v))) {
+                         r.live_in_bounds.push_back(i.begin.bits());
+                         r.live_in_bounds.push_back(i.end.bits());
+                       }
+                       rec.ranges.push_back(std::move(r));
+                     }
+                     rec.printed = PrintLiveness(f, sets, ranges);
                      return absl::OkStatus();
                    }});
   r.RegisterPipeline("front", {"legalize", "verify", "split_critical_edges", "verify"});
