@@ -31,20 +31,30 @@ void LiveRanges::Compute(const Function& func, const LiveSets& sets, const InstN
   // block so far (kNone: not live below here).
   std::vector<uint32_t>& end = end_;
   end.assign(func.num_values(), kNone);
+  begins_.clear();
+  ends_.clear();
+  Block block;
+  Inst inst;
   auto def = [&](Value v, ProgramPoint p) {
     uint32_t e = end[v.index()];
     def_[v.index()] = Interval{p, e == kNone ? p : ProgramPoint::FromBits(e)};
     has_def_[v.index()] = 1;
     end[v.index()] = kNone;
+    begins_.push_back(LiveEvent{v, inst, block});
   };
   auto use = [&](Value v, ProgramPoint p) {
-    if (end[v.index()] == kNone) end[v.index()] = p.bits();
+    if (end[v.index()] == kNone) {
+      end[v.index()] = p.bits();
+      ends_.push_back(LiveEvent{v, inst, block});
+    }
   };
   for (Block b : func.layout()) {
+    block = b;
     const std::vector<Inst>& insts = func.block(b).insts;
     if (insts.empty()) continue;
     for (Value v : sets.LiveOut(b)) end[v.index()] = num.BlockEnd(b).bits();
     for (auto it = insts.rbegin(); it != insts.rend(); ++it) {
+      inst = *it;
       absl::Span<const Operand> ops = func.operands(*it);
       for (Position pos : {Position::kLate, Position::kEarly}) {
         for (const Operand& op : ops) {
@@ -55,6 +65,7 @@ void LiveRanges::Compute(const Function& func, const LiveSets& sets, const InstN
         }
       }
     }
+    inst = Inst();
     for (const Operand& p : func.block(b).params) def(p.value(), num.BlockStart(b));
     // Live-in intervals arrive in layout order; one that starts where the value's
     // previous one ended (at the previous block's end) extends it.
@@ -71,6 +82,9 @@ void LiveRanges::Compute(const Function& func, const LiveSets& sets, const InstN
       }
     }
   }
+  auto by_block = [](const LiveEvent& e) { return e.block.index(); };
+  live_begin_.Build(func.num_blocks(), begins_, by_block);
+  live_end_.Build(func.num_blocks(), ends_, by_block);
 }
 
 bool LiveRanges::Covers(Value v, ProgramPoint p) const {

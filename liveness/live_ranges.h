@@ -36,6 +36,15 @@
 
 namespace regalloc {
 
+// Where, within one block, a value's live range begins (its definition; `inst`
+// is invalid for a block parameter) or ends (its last use, for a value not live
+// out of the block). Subzero's LiveBegin / LiveEnd lists.
+struct LiveEvent {
+  Value value;
+  Inst inst;
+  Block block;
+};
+
 struct Interval {
   ProgramPoint begin;
   ProgramPoint end;  // inclusive
@@ -58,6 +67,10 @@ class LiveRanges {
   absl::Span<const Interval> live_ins(Value v) const {
     return absl::MakeConstSpan(live_in_items_.data() + live_in_start_[v.index()], live_in_count_[v.index()]);
   }
+  // Definitions in `b` (LiveBegin) and last uses of values not live out of `b`
+  // (LiveEnd), in reverse instruction order.
+  absl::Span<const LiveEvent> LiveBegin(Block b) const { return live_begin_.Row(b.index()); }
+  absl::Span<const LiveEvent> LiveEnd(Block b) const { return live_end_.Row(b.index()); }
   // Is `v` live at `p`?
   bool Covers(Value v, ProgramPoint p) const;
   // Do `a` and `b` interfere (is one live at the other's definition)?
@@ -72,7 +85,10 @@ class LiveRanges {
   std::vector<uint32_t> live_in_start_;
   std::vector<uint32_t> live_in_count_;
   std::vector<Interval> live_in_items_;
+  CompressedRows<LiveEvent> live_begin_;
+  CompressedRows<LiveEvent> live_end_;
   std::vector<uint32_t> end_;  // working storage
+  std::vector<LiveEvent> begins_, ends_;
 };
 
 // One use or def of a value, for linear scan, spill weights and splitting.

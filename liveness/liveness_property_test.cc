@@ -53,6 +53,17 @@ TEST_P(LivenessProperty, SparseAgreesWithDenseAndPoints) {
         ASSERT_EQ(pressure.AtPoint(ProgramPoint::FromBits(p), k), want[k]) << where << " point " << p;
       }
     }
+    // One LiveBegin per defined value; every LiveEnd is a last use inside the range.
+    size_t begins = 0, with_range = 0;
+    for (Block b : f.layout()) {
+      begins += ranges.LiveBegin(b).size();
+      for (const LiveEvent& e : ranges.LiveEnd(b)) {
+        ASSERT_TRUE(ranges.Covers(e.value, num.Early(e.inst)) || ranges.Covers(e.value, num.Late(e.inst))) << where;
+        ASSERT_FALSE(sets.IsLiveOut(e.value, b)) << where;
+      }
+    }
+    for (int v = 0; v < f.num_values(); ++v) with_range += ranges.HasRange(Value(v));
+    ASSERT_EQ(begins, with_range) << where;
     // Overlap against the point-by-point truth, on a sample of pairs.
     for (int a = 0; a < f.num_values(); a += 3) {
       for (int b = a + 1; b < f.num_values(); b += 5) {

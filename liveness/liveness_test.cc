@@ -90,6 +90,13 @@ TEST(LiveRangesTest, IntervalsAndOverlap) {
   EXPECT_FALSE(a.ranges.Overlaps(V(2), V(4)));
   EXPECT_TRUE(a.ranges.Covers(V(1), ProgramPoint::FromBits(10)));
   EXPECT_FALSE(a.ranges.Covers(V(0), ProgramPoint::FromBits(12)));
+  // LiveBegin / LiveEnd of block1, in reverse instruction order.
+  std::vector<uint32_t> begins, ends;
+  for (const LiveEvent& e : a.ranges.LiveBegin(B(1))) begins.push_back(e.value.index());
+  for (const LiveEvent& e : a.ranges.LiveEnd(B(1))) ends.push_back(e.value.index());
+  EXPECT_THAT(begins, ElementsAre(6, 5, 4, 3));  // v3 is the parameter
+  EXPECT_THAT(ends, ElementsAre(5, 4, 3));       // v0, v1 are live out; v6 is dead
+  EXPECT_FALSE(a.ranges.LiveBegin(B(1)).back().inst.IsValid());
   std::string printed = PrintLiveness(a.f, a.sets, a.ranges);
   EXPECT_THAT(printed, HasSubstr("  block1: in v0, v1; out v0, v1\n"));
   EXPECT_THAT(printed, HasSubstr("  v1: def [0, 3], live-in [4, 12]\n"));

@@ -120,6 +120,21 @@ TEST(PipelineTest, AllocationsAreCheckedByDefault) {
   EXPECT_THAT(Pipeline(o).out, HasSubstr("phases: legalize, stack_alloc\n"));
 }
 
+TEST(PipelineTest, LivenessPhaseReportsAndPrints) {
+  PipelineOptions o;
+  o.in = Write("live.ra", "function %f(i64, i64) -> i64 {\nblock0(v0: i64, v1: i64):\n    v2 = add v0, v1\n    ret v2\n}\n");
+  o.phases = {"legalize", "liveness", "print"};
+  o.stats = true;
+  RunResult r = Pipeline(o);
+  ASSERT_TRUE(r.summary.ok()) << r.summary.status();
+  EXPECT_EQ(r.summary->failed, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("liveness.max_pressure_gpr"));
+  EXPECT_THAT(r.out, HasSubstr("  v2: def [1, 2]\n"));
+  o.phases = {"legalize", "stack_alloc", "liveness"};
+  RunResult after = Pipeline(o);
+  EXPECT_THAT(after.err, HasSubstr("liveness needs SSA form; this function is allocated"));
+}
+
 TEST(PipelineTest, GeneratedFunctions) {
   PipelineOptions o;
   o.generate = 5;
@@ -137,8 +152,8 @@ TEST(PipelineTest, ConfigurationErrors) {
   PipelineOptions o;
   o.phases = {"verify", "frobnicate"};
   EXPECT_THAT(Pipeline(o).summary.status().message(),
-              HasSubstr("unknown phase 'frobnicate'; available phases: check, interpret, legalize, lower_params, print, "
-                        "split_critical_edges, stack_alloc, verify"));
+              HasSubstr("unknown phase 'frobnicate'; available phases: check, interpret, legalize, liveness, lower_params, "
+                        "print, split_critical_edges, stack_alloc, verify"));
   o = {};
   o.pipeline = "chaitin";
   EXPECT_THAT(Pipeline(o).summary.status().message(), HasSubstr("unknown pipeline 'chaitin'; known pipelines: front, stack"));
