@@ -1,6 +1,6 @@
 #include "ssa/builder.h"
 
-#include <cstring>
+#include "base/bit_cast.h"
 
 namespace regalloc {
 
@@ -39,17 +39,9 @@ Value FunctionBuilder::Const(Type type, int64_t bits) {
   return v;
 }
 
-Value FunctionBuilder::ConstF64(double value) {
-  int64_t bits;
-  std::memcpy(&bits, &value, sizeof bits);
-  return Const(Type::kF64, bits);
-}
+Value FunctionBuilder::ConstF64(double value) { return Const(Type::kF64, BitCast<int64_t>(value)); }
 
-Value FunctionBuilder::ConstF32(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof bits);
-  return Const(Type::kF32, bits);
-}
+Value FunctionBuilder::ConstF32(float value) { return Const(Type::kF32, BitCast<uint32_t>(value)); }
 
 Value FunctionBuilder::Binary(Opcode op, Value a, Value b) {
   Value v = func_.NewValue(func_.value_type(a));

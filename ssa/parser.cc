@@ -13,6 +13,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/bit_cast.h"
 #include "base/status_macros.h"
 
 namespace regalloc {
@@ -205,6 +206,8 @@ class Parser {
   absl::Status ParseOperandList(int line, std::vector<Operand>& ops, bool allow_empty);
   absl::Status ParseBranchTarget(int line, InstData& d, int t, std::vector<Operand>& ops);
   absl::Status ParseClobbers(int line, InstData& d);
+  // "%a, %b, ..." up to the end of `line`; `what` names the list in errors.
+  absl::StatusOr<RegSet> ParseRegisterList(int line, absl::string_view what);
   absl::Status Finish();
 
   Lexer lexer_;
@@ -364,21 +367,25 @@ absl::Status Parser::ParseBranchTarget(int line, InstData& d, int t, std::vector
   return absl::OkStatus();
 }
 
-absl::Status Parser::ParseClobbers(int line, InstData& d) {
-  if (!IsIdent("clobbers") || OnLaterLine(line)) return absl::OkStatus();
-  RA_RETURN_IF_ERROR(Advance());
+absl::StatusOr<RegSet> Parser::ParseRegisterList(int line, absl::string_view what) {
   RegSet set;
   while (true) {
-    if (tok_.kind != Tok::kSigil || OnLaterLine(line)) return Expected("a register (%name) in the clobber list");
+    if (tok_.kind != Tok::kSigil || OnLaterLine(line)) return Expected(absl::StrCat("a register (%name) in the ", what));
     std::optional<PReg> r = target_.FindReg(tok_.text);
     if (!r.has_value()) {
       return ErrorHere(absl::StrCat("unknown register '%", tok_.text, "' on target ", target_.name()));
     }
     set.Insert(*r);
     RA_RETURN_IF_ERROR(Advance());
-    if (!IsPunct(",")) break;
+    if (!IsPunct(",")) return set;
     RA_RETURN_IF_ERROR(Advance());
   }
+}
+
+absl::Status Parser::ParseClobbers(int line, InstData& d) {
+  if (!IsIdent("clobbers") || OnLaterLine(line)) return absl::OkStatus();
+  RA_RETURN_IF_ERROR(Advance());
+  RA_ASSIGN_OR_RETURN(RegSet set, ParseRegisterList(line, "clobber list"));
   d.clobbers = func_.InternClobbers(set);
   return absl::OkStatus();
 }
@@ -391,15 +398,11 @@ absl::StatusOr<int64_t> ParseImmediate(Type type, absl::string_view text) {
     if (type == Type::kF32) {
       float f = std::strtof(s.c_str(), &end);
       if (end != s.c_str() + s.size() || s.empty()) return absl::InvalidArgumentError("");
-      uint32_t bits;
-      std::memcpy(&bits, &f, sizeof bits);
-      return static_cast<int64_t>(bits);
+      return static_cast<int64_t>(BitCast<uint32_t>(f));
     }
     double d = std::strtod(s.c_str(), &end);
     if (end != s.c_str() + s.size() || s.empty()) return absl::InvalidArgumentError("");
-    int64_t bits;
-    std::memcpy(&bits, &d, sizeof bits);
-    return bits;
+    return BitCast<int64_t>(d);
   }
   int64_t v;
   if (absl::StartsWith(s, "0x") || absl::StartsWith(s, "-0x")) {
@@ -767,18 +770,7 @@ absl::StatusOr<Function> Parser::ParseFunctionDef() {
   if (IsIdent("saves")) {
     int line = tok_.line;
     RA_RETURN_IF_ERROR(Advance());
-    RegSet saved;
-    while (true) {
-      if (tok_.kind != Tok::kSigil || OnLaterLine(line)) return Expected("a register (%name) in the saves list");
-      std::optional<PReg> r = target_.FindReg(tok_.text);
-      if (!r.has_value()) {
-        return ErrorHere(absl::StrCat("unknown register '%", tok_.text, "' on target ", target_.name()));
-      }
-      saved.Insert(*r);
-      RA_RETURN_IF_ERROR(Advance());
-      if (!IsPunct(",")) break;
-      RA_RETURN_IF_ERROR(Advance());
-    }
+    RA_ASSIGN_OR_RETURN(RegSet saved, ParseRegisterList(line, "saves list"));
     func_.set_saved_regs(saved);
   }
   if (!IsPunct("}") && !(tok_.kind == Tok::kIdent && NumberedName(tok_.text, "block").has_value())) {

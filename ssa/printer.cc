@@ -1,6 +1,6 @@
 #include "ssa/printer.h"
 
-#include <cstring>
+#include "base/bit_cast.h"
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -55,17 +55,8 @@ std::string PrintOperand(const Operand& op, const Target& target) {
 std::string PrintImmediate(Type type, int64_t bits) {
   switch (type) {
     case Type::kI32: return absl::StrCat(static_cast<int32_t>(bits));
-    case Type::kF32: {
-      uint32_t b = static_cast<uint32_t>(bits);
-      float f;
-      std::memcpy(&f, &b, sizeof f);
-      return absl::StrFormat("%.9g", f);
-    }
-    case Type::kF64: {
-      double d;
-      std::memcpy(&d, &bits, sizeof d);
-      return absl::StrFormat("%.17g", d);
-    }
+    case Type::kF32: return absl::StrFormat("%.9g", BitCast<float>(static_cast<uint32_t>(bits)));
+    case Type::kF64: return absl::StrFormat("%.17g", BitCast<double>(bits));
     case Type::kI64:
     case Type::kV128: break;
   }

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/bit_cast.h"
 #include "base/status_macros.h"
 #include "ssa/printer.h"
 
@@ -25,27 +26,10 @@ int64_t Signed(Type t, uint64_t v) {
   return t == Type::kI32 ? static_cast<int64_t>(static_cast<int32_t>(v)) : static_cast<int64_t>(v);
 }
 
-float F32(uint64_t v) {
-  uint32_t b = static_cast<uint32_t>(v);
-  float f;
-  std::memcpy(&f, &b, 4);
-  return f;
-}
-double F64(uint64_t v) {
-  double d;
-  std::memcpy(&d, &v, 8);
-  return d;
-}
-uint64_t FromF32(float f) {
-  uint32_t b;
-  std::memcpy(&b, &f, 4);
-  return b;
-}
-uint64_t FromF64(double d) {
-  uint64_t b;
-  std::memcpy(&b, &d, 8);
-  return b;
-}
+float F32(uint64_t v) { return BitCast<float>(static_cast<uint32_t>(v)); }
+double F64(uint64_t v) { return BitCast<double>(v); }
+uint64_t FromF32(float f) { return BitCast<uint32_t>(f); }
+uint64_t FromF64(double d) { return BitCast<uint64_t>(d); }
 
 // A finite float result for a call, from hash bits.
 Bits FiniteFloat(Type t, uint64_t h) {
