@@ -20,9 +20,32 @@ void LiveRanges::Compute(const Function& func, const LiveSets& sets, const InstN
   has_def_.assign(func.num_values(), 0);
   live_in_start_.assign(func.num_values() + 1, 0);
   live_in_count_.assign(func.num_values(), 0);
-  // Room for one interval per block a value is live into (before coalescing).
-  for (Block b : func.layout()) {
-    for (Value v : sets.LiveIn(b)) ++live_in_start_[v.index() + 1];
+  // Room for each value's live-in intervals after coalescing: an interval in b
+  // continues the value's interval in the previous layout block p exactly when the
+  // value is live into and out of p (that one ends at p's last point, and b's
+  // first point follows it).
+  // through[v] = 1 + index of the last layout position where v was live in and out.
+  std::vector<uint32_t>& through = end_;
+  through.assign(func.num_values(), 0);
+  const std::vector<Block>& layout = func.layout();
+  for (size_t k = 0; k < layout.size(); ++k) {
+    for (Value v : sets.LiveIn(layout[k])) {
+      if (through[v.index()] != k) ++live_in_start_[v.index() + 1];  // not continuing from position k-1
+    }
+    // Mark values live in and out of this block (both lists are sorted).
+    absl::Span<const Value> in = sets.LiveIn(layout[k]);
+    absl::Span<const Value> out = sets.LiveOut(layout[k]);
+    for (size_t i = 0, j = 0; i < in.size() && j < out.size();) {
+      if (in[i] < out[j]) {
+        ++i;
+      } else if (out[j] < in[i]) {
+        ++j;
+      } else {
+        through[in[i].index()] = static_cast<uint32_t>(k + 1);
+        ++i;
+        ++j;
+      }
+    }
   }
   for (size_t v = 1; v < live_in_start_.size(); ++v) live_in_start_[v] += live_in_start_[v - 1];
   live_in_items_.resize(live_in_start_.back());

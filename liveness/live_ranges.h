@@ -80,8 +80,8 @@ class LiveRanges {
  private:
   std::vector<Interval> def_;
   std::vector<uint8_t> has_def_;
-  // Per value a slot sized by its live-in block count, filled in layout order and
-  // coalesced in place (so the rows may have unused tails).
+  // Per value a row sized by its coalesced live-in interval count (counted from
+  // the sets before the walk), filled in layout order.
   std::vector<uint32_t> live_in_start_;
   std::vector<uint32_t> live_in_count_;
   std::vector<Interval> live_in_items_;

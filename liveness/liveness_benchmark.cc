@@ -85,7 +85,8 @@ void BM_Queries(benchmark::State& state) {
   for (int v = 0; v < f.num_values(); ++v) {
     if (sets.GlobalIndex(Value(v)) >= 0) globals.push_back(Value(v));
   }
-  LivenessQueries q(f, cfg, dom);
+  LoopNest loops(f, cfg, dom);
+  LivenessQueries q(f, cfg, dom, loops);
   uint64_t x = 12345;
   constexpr int kQueries = 1000;
   for (auto _ : state) {

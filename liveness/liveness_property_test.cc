@@ -74,7 +74,8 @@ TEST_P(LivenessProperty, SparseAgreesWithDenseAndPoints) {
     }
     ControlFlowGraph cfg(f);
     DominatorTree dom(f, cfg);
-    LivenessQueries q(f, cfg, dom);
+    LoopNest loops(f, cfg, dom);
+    LivenessQueries q(f, cfg, dom, loops);
     for (Block b : f.layout()) {
       for (int v = 0; v < f.num_values(); ++v) {
         ASSERT_EQ(q.IsLiveIn(Value(v), b), dense.live_in[b.index()].Test(v)) << where << " v" << v << " block" << b.index();

@@ -1,10 +1,15 @@
 #include "liveness/liveness_queries.h"
 
+#include <algorithm>
+
 namespace regalloc {
 
-LivenessQueries::LivenessQueries(const Function& func, const ControlFlowGraph& cfg, const DominatorTree& dom)
+LivenessQueries::LivenessQueries(const Function& func, const ControlFlowGraph& cfg, const DominatorTree& dom,
+                                 const LoopNest& loops)
     : cfg_(cfg),
       dom_(dom),
+      loops_(loops),
+      max_use_rpo_(func.num_values(), -1),
       def_block_(func.num_values()),
       use_mark_(func.num_blocks(), 0),
       visited_(func.num_blocks(), 0) {
@@ -32,10 +37,56 @@ LivenessQueries::LivenessQueries(const Function& func, const ControlFlowGraph& c
   for (int v = 0; v < func.num_values(); ++v) {
     row.clear();
     for (const UseAt& u : grouped.Row(v)) {
-      if (row.empty() || row.back() != u.block) row.push_back(u.block);
+      row.push_back(u.block);
+      max_use_rpo_[v] = std::max(max_use_rpo_[v], cfg.rpo_number(u.block));
     }
+    // Sorted by block id, so that "is b a use block of v" is a binary search.
+    std::sort(row.begin(), row.end());
+    row.erase(std::unique(row.begin(), row.end()), row.end());
     use_blocks_.AppendRow(row);
   }
+  // Reducible iff every retreating edge (to a block not later in RPO) is a back
+  // edge (to a dominator).
+  for (Block b : cfg.rpo()) {
+    for (const Edge& e : cfg.succs(b)) {
+      if (cfg.rpo_number(e.to) <= cfg.rpo_number(b) && !dom.Dominates(e.to, b)) reducible_ = false;
+    }
+  }
+}
+
+bool LivenessQueries::LoopContains(int loop, Block b) const {
+  // Loops nest: `loop` contains b iff it is b's innermost loop or an ancestor of it.
+  for (int l = loops_.innermost(b); l >= 0; l = loops_.parent(l)) {
+    if (l == loop) return true;
+  }
+  return false;
+}
+
+bool LivenessQueries::ReducibleLiveIn(Value v, Block q) {
+  Block d = def_block_[v.index()];
+  Block h = q;
+  for (int l = loops_.innermost(q); l >= 0 && !LoopContains(l, d); l = loops_.parent(l)) h = loops_.header(l);
+  int32_t limit = max_use_rpo_[v.index()];
+  if (cfg_.rpo_number(h) > limit) return false;
+  ++stamp_;
+  for (Block u : use_blocks_.Row(v.index())) use_mark_[u.index()] = stamp_;
+  if (use_mark_[h.index()] == stamp_) return true;
+  // Breadth-first: the nearest use ends a "yes" soonest.
+  stack_.clear();
+  visited_[h.index()] = stamp_;
+  stack_.push_back(h);
+  for (size_t next = 0; next < stack_.size(); ++next) {
+    Block b = stack_[next];
+    for (const Edge& e : cfg_.succs(b)) {
+      Block s = e.to;
+      // Forward edges of the reduced graph only, and nothing past the last use.
+      if (dom_.Dominates(s, b) || visited_[s.index()] == stamp_ || cfg_.rpo_number(s) > limit) continue;
+      if (use_mark_[s.index()] == stamp_) return true;
+      visited_[s.index()] = stamp_;
+      stack_.push_back(s);
+    }
+  }
+  return false;
 }
 
 bool LivenessQueries::Search(Value v, absl::Span<const Block> starts) {
@@ -67,6 +118,7 @@ bool LivenessQueries::Search(Value v, absl::Span<const Block> starts) {
 bool LivenessQueries::IsLiveIn(Value v, Block b) {
   Block d = def_block_[v.index()];
   if (!d.IsValid() || d == b || !dom_.Dominates(d, b)) return false;
+  if (reducible_) return ReducibleLiveIn(v, b);
   Block start[1] = {b};
   return Search(v, start);
 }
@@ -74,6 +126,13 @@ bool LivenessQueries::IsLiveIn(Value v, Block b) {
 bool LivenessQueries::IsLiveOut(Value v, Block b) {
   Block d = def_block_[v.index()];
   if (!d.IsValid() || !dom_.Dominates(d, b)) return false;
+  if (reducible_) {
+    // Live out iff live into a successor (an edge back to d passes the definition).
+    for (const Edge& e : cfg_.succs(b)) {
+      if (e.to != d && IsLiveIn(v, e.to)) return true;
+    }
+    return false;
+  }
   std::vector<Block> succs;
   for (const Edge& e : cfg_.succs(b)) succs.push_back(e.to);
   return Search(v, succs);

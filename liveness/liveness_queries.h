@@ -11,14 +11,19 @@
 // two n×n bit matrices, 3.9 GB for the 125k blocks of a million-instruction
 // function. This class keeps their guarantees — exact answers for strict SSA,
 // nothing to recompute when instructions (uses) change as long as the CFG stays,
-// no live sets — with linear memory, by exploring paths per query (the
-// per-variable exploration of Brandner et al., "Computing liveness sets for
-// SSA-form programs", 2011): v is live into b iff v's definition strictly
-// dominates b and a use of v is reachable from b without passing through v's
-// defining block. The search stays inside the dominance region of that block and
-// stops at the first use, so it costs the size of the region it has to cover —
-// small for short ranges, up to the function for long-lived values that are not
-// live.
+// no live sets — with linear memory, by searching per query instead of
+// precomputing:
+//  - On a reducible CFG (every retreating edge goes to a dominator) it uses the
+//    loop-forest form of their test: v (defined in d) is live into q iff d
+//    strictly dominates q and a use of v is reachable in the reduced graph (back
+//    edges removed) from h, the header of the outermost loop that contains q but
+//    not d (q itself when there is none). Reduced-graph paths only go forward in
+//    reverse post-order, so the search prunes every block numbered past v's last
+//    use block and answers "no" at once when h is past it.
+//  - On an irreducible CFG it falls back to exploring paths from q that don't
+//    pass through d (Brandner et al., "Computing liveness sets for SSA-form
+//    programs", 2011), inside d's dominance region.
+// Either search stops at the first use it reaches.
 #ifndef REGALLOC_LIVENESS_LIVENESS_QUERIES_H_
 #define REGALLOC_LIVENESS_LIVENESS_QUERIES_H_
 
@@ -33,8 +38,9 @@ namespace regalloc {
 
 class LivenessQueries {
  public:
-  // `cfg` and `dom` must outlive this object and describe `func`.
-  LivenessQueries(const Function& func, const ControlFlowGraph& cfg, const DominatorTree& dom);
+  // `cfg`, `dom` and `loops` must outlive this object and describe `func`.
+  LivenessQueries(const Function& func, const ControlFlowGraph& cfg, const DominatorTree& dom, const LoopNest& loops);
+  bool reducible() const { return reducible_; }
 
   bool IsLiveIn(Value v, Block b);
   bool IsLiveOut(Value v, Block b);
@@ -42,9 +48,15 @@ class LivenessQueries {
  private:
   // Marks v's use blocks, then searches from `starts` (not entering the def block).
   bool Search(Value v, absl::Span<const Block> starts);
+  // The reducible-CFG test from `q`.
+  bool ReducibleLiveIn(Value v, Block q);
+  bool LoopContains(int loop, Block b) const;
 
   const ControlFlowGraph& cfg_;
   const DominatorTree& dom_;
+  const LoopNest& loops_;
+  bool reducible_ = true;
+  std::vector<int32_t> max_use_rpo_;  // per value, the last use block in RPO (-1: none)
   std::vector<Block> def_block_;
   CompressedRows<Block> use_blocks_;
   // Scratch, stamped with a query number instead of cleared.

@@ -135,7 +135,8 @@ block3:
 )");
   for (int b : {1, 2}) EXPECT_THAT(Ids(a.sets.LiveIn(B(b))), ElementsAre(0, 1)) << b;
   EXPECT_THAT(Ids(a.sets.LiveIn(B(3))), ElementsAre(1));
-  LivenessQueries q(a.f, a.cfg, a.dom);
+  LoopNest loops(a.f, a.cfg, a.dom);
+  LivenessQueries q(a.f, a.cfg, a.dom, loops);
   EXPECT_TRUE(q.IsLiveIn(V(0), B(2)));
   EXPECT_TRUE(q.IsLiveOut(V(0), B(1)));
   EXPECT_FALSE(q.IsLiveIn(V(0), B(3)));
@@ -145,7 +146,8 @@ block3:
 
 TEST(LivenessQueriesTest, LoopBackEdgeDoesNotReviveTheDefinition) {
   Analyzed a = Analyze(kLoop);
-  LivenessQueries q(a.f, a.cfg, a.dom);
+  LoopNest loops(a.f, a.cfg, a.dom);
+  LivenessQueries q(a.f, a.cfg, a.dom, loops);
   EXPECT_TRUE(q.IsLiveIn(V(1), B(1)));
   EXPECT_TRUE(q.IsLiveOut(V(1), B(1)));
   EXPECT_FALSE(q.IsLiveIn(V(3), B(1)));   // defined there
