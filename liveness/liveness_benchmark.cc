@@ -100,6 +100,9 @@ void BM_Queries(benchmark::State& state) {
     benchmark::DoNotOptimize(live);
   }
   state.SetItemsProcessed(state.iterations() * kQueries);
+  double queries = static_cast<double>(state.iterations()) * kQueries;
+  state.counters["visits_per_query"] = q.blocks_visited() / queries;
+  state.counters["uses_marked_per_query"] = q.uses_marked() / queries;
 }
 
 #define SIZES RangeMultiplier(10)->Range(1000, 1000000)->Unit(benchmark::kMillisecond)

@@ -41,6 +41,9 @@ class LivenessQueries {
   // `cfg`, `dom` and `loops` must outlive this object and describe `func`.
   LivenessQueries(const Function& func, const ControlFlowGraph& cfg, const DominatorTree& dom, const LoopNest& loops);
   bool reducible() const { return reducible_; }
+  // Work done so far: blocks a search visited, use blocks it marked.
+  int64_t blocks_visited() const { return blocks_visited_; }
+  int64_t uses_marked() const { return uses_marked_; }
 
   bool IsLiveIn(Value v, Block b);
   bool IsLiveOut(Value v, Block b);
@@ -56,7 +59,13 @@ class LivenessQueries {
   const DominatorTree& dom_;
   const LoopNest& loops_;
   bool reducible_ = true;
-  std::vector<int32_t> max_use_rpo_;  // per value, the last use block in RPO (-1: none)
+  // A topological order of the reduced graph in which loop bodies come before
+  // the code after the loop (the CFG's RPO puts them after it, which would make
+  // every use in a loop look late and defeat the pruning).
+  std::vector<int32_t> topo_;
+  std::vector<int32_t> max_use_rpo_;  // per value, its last use block in topo_ order
+  int64_t blocks_visited_ = 0;
+  int64_t uses_marked_ = 0;  // per value, the last use block in RPO (-1: none)
   std::vector<Block> def_block_;
   CompressedRows<Block> use_blocks_;
   // Scratch, stamped with a query number instead of cleared.
