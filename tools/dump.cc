@@ -277,6 +277,9 @@ dump::DumpFile ToDumpFile(const Target& target, const TargetOptions& options,
       fd->mutable_value_locations()->add_kinds(kind);
       fd->mutable_value_locations()->add_indices(index);
     }
+    for (const auto& vreg : d.virtual_registers) {
+      *fd->add_virtual_registers()->mutable_values() = {vreg.begin(), vreg.end()};
+    }
     const LivenessRecord& l = d.liveness;
     for (const auto& row : l.live_in) *fd->mutable_liveness()->add_live_in()->mutable_values() = {row.begin(), row.end()};
     for (const auto& row : l.live_out) *fd->mutable_liveness()->add_live_out()->mutable_values() = {row.begin(), row.end()};
@@ -361,6 +364,13 @@ absl::StatusOr<LoadedDump> FromDumpFile(const dump::DumpFile& file) {
       }
       d.liveness.ranges.push_back(LivenessRecord::Range{pr.value(), pr.def_begin(), pr.def_end(),
                                                         {pr.live_in_bounds().begin(), pr.live_in_bounds().end()}});
+    }
+    for (const dump::ValueList& vreg : fd.virtual_registers()) {
+      if (!values_ok(vreg.values()) || vreg.values_size() < 2) {
+        return absl::InvalidArgumentError(absl::StrCat("function %", d.function.name(),
+                                                       ": a virtual register is malformed"));
+      }
+      d.virtual_registers.emplace_back(vreg.values().begin(), vreg.values().end());
     }
     out.functions.push_back(std::move(d));
   }

@@ -58,6 +58,8 @@ struct DumpedFunction {
   // A location per value id, or empty when no phase computed one.
   std::vector<Location> value_locations;
   LivenessRecord liveness;
+  // CSSA virtual registers (value ids, two or more each), or empty.
+  std::vector<std::vector<uint32_t>> virtual_registers;
 };
 
 struct LoadedDump {

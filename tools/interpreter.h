@@ -78,7 +78,9 @@ absl::StatusOr<Execution> RunOnMachine(const Function& func, const Target& targe
 
 // Runs `original` on values and `allocated` on the machine from the same
 // arguments and memory; InvalidArgument naming the first diverging instruction,
-// or the differing result or memory byte, when they disagree.
+// or the differing result or memory byte, when they disagree. Only values the
+// original computes with instructions are compared step by step (a value the
+// original executes at least once); copies phases add are skipped.
 absl::Status CompareExecutions(const Function& original, const Function& allocated, const Target& target,
                                uint64_t seed, const InterpOptions& options = {});
 

@@ -10,6 +10,7 @@
 #include "ssa/lower_params.h"
 #include "ssa/printer.h"
 #include "ssa/verifier.h"
+#include "coalesce/coalesce.h"
 #include "liveness/live_ranges.h"
 #include "liveness/live_sets.h"
 #include "liveness/print.h"
@@ -88,6 +89,27 @@ void RegisterFoundationPhases(PhaseRegistry& r) {
   r.RegisterPipeline("front", {"legalize", "verify", "split_critical_edges", "verify"});
 }
 
+// The `ssa` allocator's phases (issue 6); spill, reload and color are to come.
+void RegisterSsaPhases(PhaseRegistry& r) {
+  r.Register(Phase{"coalesce", "CSSA virtual registers: parameters and their arguments, interference-free (coalesce/)",
+                   {}, {"virtual_registers", "no_critical_edges"}, {},
+                   [](PhaseContext& c) -> absl::Status {
+                     VirtRegs vregs;
+                     RA_ASSIGN_OR_RETURN(CoalesceStats s, Coalesce(c.state.function, vregs));
+                     c.stat("vregs", s.vregs);
+                     c.stat("values_in_vregs", s.values_in_vregs);
+                     c.stat("arg_copies", s.arg_copies);
+                     c.stat("param_copies", s.param_copies);
+                     c.state.virtual_registers.clear();
+                     for (int i = 0; i < vregs.num_vregs(); ++i) {
+                       std::vector<uint32_t> members;
+                       for (Value v : vregs.Members(VirtReg(i))) members.push_back(v.index());
+                       c.state.virtual_registers.push_back(std::move(members));
+                     }
+                     return absl::OkStatus();
+                   }});
+}
+
 // The correctness harness and the reference allocator (tools/).
 void RegisterHarnessPhases(PhaseRegistry& r) {
   r.Register(Phase{"stack_alloc", "reference allocator: every value in its own stack slot", {"legal"}, {"locations"}, {},
@@ -121,6 +143,7 @@ const PhaseRegistry& PhaseRegistry::Default() {
     auto* r = new PhaseRegistry();
     RegisterFoundationPhases(*r);
     RegisterHarnessPhases(*r);
+    RegisterSsaPhases(*r);
     return r;
   }();
   return *registry;

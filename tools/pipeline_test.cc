@@ -135,6 +135,22 @@ TEST(PipelineTest, LivenessPhaseReportsAndPrints) {
   EXPECT_THAT(after.err, HasSubstr("liveness needs SSA form; this function is allocated"));
 }
 
+TEST(PipelineTest, CoalesceThenTheReferenceAllocatorStillChecks) {
+  PipelineOptions o;
+  o.phases = {"legalize", "coalesce", "verify", "stack_alloc", "lower_params", "check", "interpret"};
+  o.stats = true;
+  o.dump_after = "coalesce";
+  o.dump_dir = ::testing::TempDir();
+  RunResult r = Pipeline(o);
+  ASSERT_TRUE(r.summary.ok()) << r.summary.status();
+  EXPECT_EQ(r.summary->failed, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("coalesce.vregs"));
+  LoadedDump d = ReadDumpFile(::testing::TempDir() + "/after_coalesce.dump").value();
+  size_t vregs = 0;
+  for (const DumpedFunction& f : d.functions) vregs += f.virtual_registers.size();
+  EXPECT_GT(vregs, 5u);
+}
+
 TEST(PipelineTest, GeneratedFunctions) {
   PipelineOptions o;
   o.generate = 5;
@@ -152,8 +168,8 @@ TEST(PipelineTest, ConfigurationErrors) {
   PipelineOptions o;
   o.phases = {"verify", "frobnicate"};
   EXPECT_THAT(Pipeline(o).summary.status().message(),
-              HasSubstr("unknown phase 'frobnicate'; available phases: check, interpret, legalize, liveness, lower_params, "
-                        "print, split_critical_edges, stack_alloc, verify"));
+              HasSubstr("unknown phase 'frobnicate'; available phases: check, coalesce, interpret, legalize, liveness, "
+                        "lower_params, print, split_critical_edges, stack_alloc, verify"));
   o = {};
   o.pipeline = "chaitin";
   EXPECT_THAT(Pipeline(o).summary.status().message(), HasSubstr("unknown pipeline 'chaitin'; known pipelines: front, stack"));
