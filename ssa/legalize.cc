@@ -17,29 +17,14 @@ void Constrain(Operand& op, const Operand& c) {
   if (IsDefault(op)) op = c.WithLocation(op.location());
 }
 
-absl::Status ApplyAbi(const Function& func, absl::Span<Operand> ops, absl::Span<const Type> types,
-                      const std::vector<ArgLocation>& locs) {
+// Fixes each operand to its ABI register, or to the stack past the registers.
+void ApplyAbi(absl::Span<Operand> ops, const std::vector<ArgLocation>& locs) {
   for (size_t i = 0; i < ops.size(); ++i) {
     Operand base = ops[i];
     Operand c = locs[i].reg.has_value() ? base.WithFixed(*locs[i].reg) : base.WithConstraint(ConstraintKind::kStack);
     Constrain(ops[i], c);
   }
-  return absl::OkStatus();
 }
-
-absl::Status LegalizeInPlace(Function& func, const Target& target);
-
-}  // namespace
-
-absl::Status Legalize(Function& func_out, const Target& target) {
-  // Work on a copy so that an error leaves the caller's function untouched.
-  Function func = func_out;
-  RA_RETURN_IF_ERROR(LegalizeInPlace(func, target));
-  func_out = std::move(func);
-  return absl::OkStatus();
-}
-
-namespace {
 
 absl::Status LegalizeInPlace(Function& func, const Target& target) {
   auto error = [&](absl::string_view msg) {
@@ -63,7 +48,7 @@ absl::Status LegalizeInPlace(Function& func, const Target& target) {
     std::vector<Type> types;
     for (const Operand& p : params) types.push_back(func.value_type(p.value()));
     RA_ASSIGN_OR_RETURN(std::vector<ArgLocation> locs, target.AssignArguments(types));
-    RA_RETURN_IF_ERROR(ApplyAbi(func, absl::MakeSpan(params), types, locs));
+    ApplyAbi(absl::MakeSpan(params), locs);
   }
 
   const bool x86 = target.isa() == Isa::kX86_64;
@@ -88,7 +73,7 @@ absl::Status LegalizeInPlace(Function& func, const Target& target) {
       switch (d.opcode) {
         case Opcode::kRet: {
           RA_ASSIGN_OR_RETURN(std::vector<ArgLocation> locs, target.AssignResults(use_types));
-          RA_RETURN_IF_ERROR(ApplyAbi(func, uses, use_types, locs));
+          ApplyAbi(uses, locs);
           break;
         }
         case Opcode::kCall: {
@@ -97,12 +82,12 @@ absl::Status LegalizeInPlace(Function& func, const Target& target) {
                                       " arguments; at most ", kMaxCallArgs, " are supported"));
           }
           RA_ASSIGN_OR_RETURN(std::vector<ArgLocation> args, target.AssignArguments(use_types));
-          RA_RETURN_IF_ERROR(ApplyAbi(func, uses, use_types, args));
+          ApplyAbi(uses, args);
           absl::StatusOr<std::vector<ArgLocation>> results = target.AssignResults(def_types);
           if (!results.ok()) {
             return error(absl::StrCat("call %", func.callee(static_cast<int>(d.imm)), ": ", results.status().message()));
           }
-          RA_RETURN_IF_ERROR(ApplyAbi(func, defs, def_types, *results));
+          ApplyAbi(defs, *results);
           if (clobber_id < 0) clobber_id = func.InternClobbers(target.abi().caller_saved);
           d.clobbers = clobber_id;
           break;
@@ -141,4 +126,13 @@ absl::Status LegalizeInPlace(Function& func, const Target& target) {
 }
 
 }  // namespace
+
+absl::Status Legalize(Function& func_out, const Target& target) {
+  // Work on a copy so that an error leaves the caller's function untouched.
+  Function func = func_out;
+  RA_RETURN_IF_ERROR(LegalizeInPlace(func, target));
+  func_out = std::move(func);
+  return absl::OkStatus();
+}
+
 }  // namespace regalloc
