@@ -168,9 +168,9 @@ bool LivenessQueries::IsLiveOut(Value v, Block b) {
     }
     return false;
   }
-  std::vector<Block> succs;
-  for (const Edge& e : cfg_.succs(b)) succs.push_back(e.to);
-  return Search(v, succs);
+  starts_.clear();
+  for (const Edge& e : cfg_.succs(b)) starts_.push_back(e.to);
+  return Search(v, starts_);
 }
 
 }  // namespace regalloc

@@ -73,6 +73,7 @@ class LivenessQueries {
   std::vector<uint32_t> use_mark_;
   std::vector<uint32_t> visited_;
   std::vector<Block> stack_;
+  std::vector<Block> starts_;
 };
 
 }  // namespace regalloc

@@ -516,6 +516,12 @@ absl::Status Parser::ParseInst() {
     }
     return absl::OkStatus();
   };
+  // A type named in the opcode's suffix ("const.i64", each part of "call.i32.f64").
+  auto suffix_type = [&](absl::string_view part) -> absl::StatusOr<Type> {
+    std::optional<Type> t = ParseType(part);
+    if (!t.has_value()) return ErrorAt(op_pos, absl::StrCat("unknown type '", part, "' in '", word, "'"));
+    return *t;
+  };
   auto parse_offset = [&]() -> absl::Status {
     RA_RETURN_IF_ERROR(ExpectPunct(","));
     if (tok_.kind != Tok::kIdent || OnLaterLine(line) || !absl::SimpleAtoi(tok_.text, &d.imm)) {
@@ -526,9 +532,7 @@ absl::Status Parser::ParseInst() {
   switch (d.opcode) {
     case Opcode::kConst: {
       RA_RETURN_IF_ERROR(need_suffix(true));
-      std::optional<Type> t = ParseType(suffix);
-      if (!t.has_value()) return ErrorAt(op_pos, absl::StrCat("unknown type '", suffix, "' in '", word, "'"));
-      d.type = *t;
+      RA_ASSIGN_OR_RETURN(d.type, suffix_type(suffix));
       RA_RETURN_IF_ERROR(need_defs(1));
       if (tok_.kind != Tok::kIdent || OnLaterLine(line)) return Expected("an immediate");
       absl::StatusOr<int64_t> imm = ParseImmediate(d.type, tok_.text);
@@ -558,9 +562,7 @@ absl::Status Parser::ParseInst() {
     }
     case Opcode::kLoad: {
       RA_RETURN_IF_ERROR(need_suffix(true));
-      std::optional<Type> t = ParseType(suffix);
-      if (!t.has_value()) return ErrorAt(op_pos, absl::StrCat("unknown type '", suffix, "' in '", word, "'"));
-      d.type = *t;
+      RA_ASSIGN_OR_RETURN(d.type, suffix_type(suffix));
       RA_RETURN_IF_ERROR(need_defs(1));
       if (OnLaterLine(line)) return Expected("an address operand");
       RA_ASSIGN_OR_RETURN(Operand addr, ParseOperand(OperandKind::kUse));
@@ -585,9 +587,8 @@ absl::Status Parser::ParseInst() {
       absl::string_view rest = suffix;
       while (!rest.empty()) {
         absl::string_view part = rest.substr(0, rest.find('.'));
-        std::optional<Type> t = ParseType(part);
-        if (!t.has_value()) return ErrorAt(op_pos, absl::StrCat("unknown type '", part, "' in '", word, "'"));
-        results.push_back(*t);
+        RA_ASSIGN_OR_RETURN(Type t, suffix_type(part));
+        results.push_back(t);
         rest = part.size() == rest.size() ? "" : rest.substr(part.size() + 1);
       }
       if (results.size() != num_defs) {

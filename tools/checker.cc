@@ -96,6 +96,10 @@ class Checker {
                         PrintInst(f_, i, t_), "`");
   }
   std::string Loc(Location l) const { return PrintLocation(l, t_); }
+  bool LocationExists(Location l) const {
+    return (l.IsReg() && l.reg().index() < static_cast<uint32_t>(t_.num_regs())) ||
+           (l.IsStack() && l.slot().index() < static_cast<uint32_t>(f_.num_stack_slots()));
+  }
   absl::Status CheckOperandStatic(const Operand& op, absl::Span<const Operand> ops, const std::string& where,
                                   int index, bool move_like = false);
   // Applies one instruction; with `check`, reports the first violation.
@@ -265,8 +269,13 @@ absl::Status Checker::Run() {
       return absl::InvalidArgumentError(absl::StrCat("function %", f_.name(), ", block", f_.entry().index(),
                                                      ": parameter v", p.value().index(), " has no location"));
     }
-    std::string where = absl::StrCat("function %", f_.name(), ", block", f_.entry().index(), ", parameter");
-    RA_RETURN_IF_ERROR(CheckOperandStatic(p, {}, where, 0));
+    // Class, slot size and constraint are checked with every parameter in the
+    // final pass; a location that doesn't exist can't even be written, so it is
+    // reported (by the same check) now.
+    if (!LocationExists(p.location())) {
+      std::string where = absl::StrCat("function %", f_.name(), ", block", f_.entry().index(), ", parameter");
+      RA_RETURN_IF_ERROR(CheckOperandStatic(p, {}, where, 0));
+    }
     entry.Write(p.location(), ValueSet{p.value().index()}, t_);
   }
   std::vector<std::optional<State>> in(f_.num_blocks());

@@ -346,18 +346,19 @@ absl::StatusOr<LoadedDump> FromDumpFile(const dump::DumpFile& file) {
       }
       return true;
     };
-    for (const dump::ValueList& row : pl.live_in()) {
-      if (!values_ok(row.values())) {
-        return absl::InvalidArgumentError(absl::StrCat("function %", d.function.name(), ": liveness names an unknown value"));
+    auto read_rows = [&](const google::protobuf::RepeatedPtrField<dump::ValueList>& rows,
+                         std::vector<std::vector<uint32_t>>& into) -> absl::Status {
+      for (const dump::ValueList& row : rows) {
+        if (!values_ok(row.values())) {
+          return absl::InvalidArgumentError(absl::StrCat("function %", d.function.name(),
+                                                         ": liveness names an unknown value"));
+        }
+        into.emplace_back(row.values().begin(), row.values().end());
       }
-      d.liveness.live_in.emplace_back(row.values().begin(), row.values().end());
-    }
-    for (const dump::ValueList& row : pl.live_out()) {
-      if (!values_ok(row.values())) {
-        return absl::InvalidArgumentError(absl::StrCat("function %", d.function.name(), ": liveness names an unknown value"));
-      }
-      d.liveness.live_out.emplace_back(row.values().begin(), row.values().end());
-    }
+      return absl::OkStatus();
+    };
+    RA_RETURN_IF_ERROR(read_rows(pl.live_in(), d.liveness.live_in));
+    RA_RETURN_IF_ERROR(read_rows(pl.live_out(), d.liveness.live_out));
     for (const dump::LiveRange& pr : pl.ranges()) {
       if (pr.value() >= static_cast<uint32_t>(d.function.num_values()) || pr.live_in_bounds_size() % 2 != 0) {
         return absl::InvalidArgumentError(absl::StrCat("function %", d.function.name(), ": a live range is malformed"));

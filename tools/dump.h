@@ -52,6 +52,14 @@ struct LivenessRecord {
 
 // One function with what the pipeline knows about it.
 struct DumpedFunction {
+  DumpedFunction() = default;
+  explicit DumpedFunction(Function f, std::vector<std::string> phases = {}, std::vector<PhaseStat> stat_list = {},
+                          std::vector<Location> locations = {})
+      : function(std::move(f)),
+        phases_run(std::move(phases)),
+        stats(std::move(stat_list)),
+        value_locations(std::move(locations)) {}
+
   Function function;
   std::vector<std::string> phases_run;
   std::vector<PhaseStat> stats;

@@ -131,7 +131,7 @@ TEST(DumpTest, MalformedDumpsGetClearErrors) {
 
 TEST(DumpTest, LivenessSurvives) {
   Function f = ParseFunction("function %f(i64) -> i64 {\nblock0(v0: i64):\n    ret v0\n}\n", X86()).value();
-  DumpedFunction d{f, {"liveness"}, {}, {}, {}};
+  DumpedFunction d{f, {"liveness"}, {}, {}};
   d.liveness.live_in = {{}};
   d.liveness.live_out = {{}};
   d.liveness.ranges.push_back(LivenessRecord::Range{0, 0, 0, {}});

@@ -375,13 +375,25 @@ std::vector<Bits> ArgumentsForSeed(const Function& func, uint64_t seed) {
   return args;
 }
 
-absl::StatusOr<Execution> RunOnValues(const Function& func, absl::Span<const Bits> args, const InterpOptions& options) {
+namespace {
+
+// Both runs start the same way: a function with blocks and one argument per
+// entry parameter.
+absl::Status CheckArguments(const Function& func, absl::Span<const Bits> args) {
   if (func.layout().empty()) return absl::InvalidArgumentError(absl::StrCat("function %", func.name(), " has no blocks"));
-  const std::vector<Operand>& params = func.block(func.entry()).params;
-  if (params.size() != args.size()) {
-    return absl::InvalidArgumentError(absl::StrCat("function %", func.name(), " takes ", params.size(),
-                                                   " arguments, got ", args.size()));
+  size_t params = func.block(func.entry()).params.size();
+  if (params != args.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("function %", func.name(), " takes ", params, " arguments, got ",
+                                                   args.size()));
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<Execution> RunOnValues(const Function& func, absl::Span<const Bits> args, const InterpOptions& options) {
+  RA_RETURN_IF_ERROR(CheckArguments(func, args));
+  const std::vector<Operand>& params = func.block(func.entry()).params;
   ValueMachine m(func);
   for (size_t i = 0; i < args.size(); ++i) m.Write(params[i], args[i]);
   return Execute(func, m, options);
@@ -389,12 +401,8 @@ absl::StatusOr<Execution> RunOnValues(const Function& func, absl::Span<const Bit
 
 absl::StatusOr<Execution> RunOnMachine(const Function& func, const Target& target, absl::Span<const Bits> args,
                                        const InterpOptions& options) {
-  if (func.layout().empty()) return absl::InvalidArgumentError(absl::StrCat("function %", func.name(), " has no blocks"));
+  RA_RETURN_IF_ERROR(CheckArguments(func, args));
   const std::vector<Operand>& params = func.block(func.entry()).params;
-  if (params.size() != args.size()) {
-    return absl::InvalidArgumentError(absl::StrCat("function %", func.name(), " takes ", params.size(),
-                                                   " arguments, got ", args.size()));
-  }
   RegisterMachine m(func, target, options.seed);
   for (size_t i = 0; i < args.size(); ++i) m.Write(params[i], args[i]);
   RA_RETURN_IF_ERROR(m.error());

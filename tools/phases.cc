@@ -130,7 +130,8 @@ void RegisterHarnessPhases(PhaseRegistry& r) {
                        RA_RETURN_IF_ERROR(CompareExecutions(original, c.state.function, c.target, seed));
                      }
                      return absl::OkStatus();
-                   }});
+                   },
+                   /*reads_input=*/true});
   // The main job: allocate with the reference allocator, lower block parameters,
   // and prove the result with the checker and the interpreter.
   r.RegisterPipeline("stack", {"legalize", "stack_alloc", "lower_params", "check", "interpret"});

@@ -45,6 +45,9 @@ struct Phase {
   std::vector<std::string> produces;
   std::vector<std::string> invalidates;
   std::function<absl::Status(PhaseContext&)> run;
+  // The phase reads PhaseContext::input (the function as loaded); only then does
+  // the pipeline keep a copy of it.
+  bool reads_input = false;
 };
 
 class PhaseRegistry {

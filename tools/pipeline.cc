@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "absl/strings/match.h"
@@ -70,7 +71,7 @@ absl::StatusOr<Input> LoadInput(const PipelineOptions& o) {
       // Generated functions are generic IR, like the corpus; `legalize` is a phase.
       g.legalize = false;
       RA_ASSIGN_OR_RETURN(Function f, Generate(o.seed + i, g, *in.target));
-      in.functions.push_back(DumpedFunction{std::move(f), {}, {}, {}});
+      in.functions.push_back(DumpedFunction(std::move(f)));
     }
     return in;
   }
@@ -84,7 +85,7 @@ absl::StatusOr<Input> LoadInput(const PipelineOptions& o) {
   for (const auto& [name, text] : sources) {
     absl::StatusOr<std::vector<Function>> funcs = ParseModule(text, *in.target);
     if (!funcs.ok()) return absl::InvalidArgumentError(absl::StrCat(name, ":", funcs.status().message()));
-    for (Function& f : *funcs) in.functions.push_back(DumpedFunction{std::move(f), {}, {}, {}});
+    for (Function& f : *funcs) in.functions.push_back(DumpedFunction(std::move(f)));
   }
   return in;
 }
@@ -142,7 +143,6 @@ absl::StatusOr<PipelineSummary> RunPipeline(const PipelineOptions& o, std::ostre
 
   for (size_t fi = 0; fi < input.functions.size(); ++fi) {
     DumpedFunction& state = input.functions[fi];
-    const Function input_function = state.function;
     const Function& f = state.function;
     sizes[fi] = {f.CountInstsInLayout(), static_cast<int>(f.layout().size()), f.num_values()};
     absl::StatusOr<std::vector<const Phase*>> phases = registry.Resolve(names, InitialResults(state, registry));
@@ -152,9 +152,16 @@ absl::StatusOr<PipelineSummary> RunPipeline(const PipelineOptions& o, std::ostre
       ++summary.failed;
       continue;
     }
+    // The function as loaded, for phases that compare against it.
+    std::optional<Function> input_function;
+    for (const Phase* p : *phases) {
+      if (p->reads_input) input_function = state.function;
+      if (input_function.has_value()) break;
+    }
     bool dumped = false;
     for (const Phase* p : *phases) {
-      PhaseContext ctx{target, state, &input_function, &printed, [&](const std::string& stat, int64_t value) {
+      PhaseContext ctx{target, state, input_function ? &*input_function : nullptr, &printed,
+                       [&](const std::string& stat, int64_t value) {
                          state.stats.push_back(PhaseStat{p->name, stat, value});
                        }};
       absl::Time start = absl::Now();

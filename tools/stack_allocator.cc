@@ -30,12 +30,14 @@ class StackAllocator {
     }
     return std::nullopt;
   }
-  Inst Move(Opcode op, Value v, Location from, Location to) {
+  // Appends `v[to] = op v[from]` (a spill or reload) to `out` and counts it.
+  void Emit(Opcode op, Value v, Location from, Location to, std::vector<Inst>& out) {
     InstData d;
     d.opcode = op;
     Operand ops[2] = {Operand::Def(v).WithLocation(to), Operand::Use(v).WithLocation(from)};
-    Inst i = f_.NewInst(d, ops);
-    return i;
+    out.push_back(f_.NewInst(d, ops));
+    ++(op == Opcode::kSpill ? stats_.spills : stats_.reloads);
+    stats_.weighted_cost += weight_;
   }
   void Touch(PReg r) { used_ |= t_.Aliases(r); }
   absl::Status NoRegister(Block b, Inst i, Value v) {
@@ -79,9 +81,7 @@ absl::Status StackAllocator::AssignParams(Block b, std::vector<Inst>& out) {
     p.set_location(loc);
     if (loc.IsReg()) {
       Touch(loc.reg());
-      out.push_back(Move(Opcode::kSpill, v, loc, Home(v)));
-      ++stats_.spills;
-      stats_.weighted_cost += weight_;
+      Emit(Opcode::kSpill, v, loc, Home(v), out);
     }
   }
   return absl::OkStatus();
@@ -127,11 +127,7 @@ absl::Status StackAllocator::AssignInst(Block b, Inst i, std::vector<Inst>& out)
       Touch(loc.reg());
       bool already = false;  // one value read twice from one register: one reload
       for (Inst prev : before) already |= f_.operands(prev)[0].location() == loc && f_.operands(prev)[0].value() == v;
-      if (!already) {
-        before.push_back(Move(Opcode::kReload, v, Home(v), loc));
-        ++stats_.reloads;
-        stats_.weighted_cost += weight_;
-      }
+      if (!already) Emit(Opcode::kReload, v, Home(v), loc, before);
     }
   }
   // Defs.
@@ -160,9 +156,7 @@ absl::Status StackAllocator::AssignInst(Block b, Inst i, std::vector<Inst>& out)
     op.set_location(loc);
     if (loc.IsReg()) {
       Touch(loc.reg());
-      after.push_back(Move(Opcode::kSpill, v, loc, Home(v)));
-      ++stats_.spills;
-      stats_.weighted_cost += weight_;
+      Emit(Opcode::kSpill, v, loc, Home(v), after);
     }
   }
   f_.SetOperands(i, ops);
