@@ -124,7 +124,9 @@ int Exhaustive(int n, bool mixed, Mode mode) {
     }
     // Without a swap or scratch register, only true cycles may need temporaries;
     // a swap never leaves more moves than n.
-    if (mode == Mode::kSwap && !mixed) EXPECT_LE(static_cast<int>(steps->size()), n);
+    if (mode == Mode::kSwap && !mixed) {
+      EXPECT_LE(static_cast<int>(steps->size()), n);
+    }
     ++checked;
   }
   return checked;

@@ -85,7 +85,9 @@ TEST_P(EveryTarget, CallerSavedRegistersComeFirstInEveryOrder) {
     for (PReg r : t.Class(RegClass(c)).allocation_order) {
       bool is_callee = t.Units(r).Intersects(callee) &&
                        !t.Units(r).Intersects(t.UnitsOf(t.abi().caller_saved));
-      if (seen_callee) EXPECT_TRUE(is_callee) << t.RegName(r) << " after a callee-saved register";
+      if (seen_callee) {
+        EXPECT_TRUE(is_callee) << t.RegName(r) << " after a callee-saved register";
+      }
       seen_callee |= is_callee;
     }
   }
