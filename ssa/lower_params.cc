@@ -8,27 +8,6 @@
 #include "ssa/parallel_copy.h"
 
 namespace regalloc {
-namespace {
-
-// Creates the instruction for one sequentialized step.
-Inst EmitStep(Function& func, const CopyStep& step) {
-  auto def = [](Value v, Location l) { return Operand::Def(v).WithLocation(l); };
-  auto use = [](Value v, Location l) { return Operand::Use(v).WithLocation(l); };
-  InstData d;
-  if (step.kind == CopyStep::Kind::kSwap) {
-    d.opcode = Opcode::kParallelCopy;
-    Operand ops[4] = {def(step.def_dst, step.dst), def(step.def_src, step.src), use(step.use_src, step.src),
-                      use(step.use_dst, step.dst)};
-    return func.NewInst(d, ops);
-  }
-  d.opcode = step.src.IsReg() && step.dst.IsStack()   ? Opcode::kSpill
-             : step.src.IsStack() && step.dst.IsReg() ? Opcode::kReload
-                                                      : Opcode::kMove;
-  Operand ops[2] = {def(step.def_dst, step.dst), use(step.use_src, step.src)};
-  return func.NewInst(d, ops);
-}
-
-}  // namespace
 
 absl::StatusOr<LowerParamsStats> LowerBlockParams(Function& func, const Target& target) {
   LowerParamsStats stats;
@@ -87,7 +66,7 @@ absl::StatusOr<LowerParamsStats> LowerBlockParams(Function& func, const Target& 
       stats.edges_with_moves += moving;
       std::vector<Inst> emitted;
       for (const CopyStep& step : steps) {
-        emitted.push_back(EmitStep(func, step));
+        emitted.push_back(EmitCopyStep(func, step));
         bool rename = step.kind == CopyStep::Kind::kMove && step.src == step.dst;
         stats.renames += rename;
         stats.moves += !rename;

@@ -156,4 +156,21 @@ absl::StatusOr<std::vector<CopyStep>> SequentializeParallelCopy(absl::Span<const
   return steps;
 }
 
+Inst EmitCopyStep(Function& func, const CopyStep& step) {
+  auto def = [](Value v, Location l) { return Operand::Def(v).WithLocation(l); };
+  auto use = [](Value v, Location l) { return Operand::Use(v).WithLocation(l); };
+  InstData d;
+  if (step.kind == CopyStep::Kind::kSwap) {
+    d.opcode = Opcode::kParallelCopy;
+    Operand ops[4] = {def(step.def_dst, step.dst), def(step.def_src, step.src), use(step.use_src, step.src),
+                      use(step.use_dst, step.dst)};
+    return func.NewInst(d, ops);
+  }
+  d.opcode = step.src.IsReg() && step.dst.IsStack()   ? Opcode::kSpill
+             : step.src.IsStack() && step.dst.IsReg() ? Opcode::kReload
+                                                      : Opcode::kMove;
+  Operand ops[2] = {def(step.def_dst, step.dst), use(step.use_src, step.src)};
+  return func.NewInst(d, ops);
+}
+
 }  // namespace regalloc

@@ -72,6 +72,11 @@ absl::StatusOr<std::vector<CopyStep>> SequentializeParallelCopy(absl::Span<const
                                                                 const Target& target,
                                                                 const ParallelCopyOptions& options);
 
+// Creates (but does not place) the instruction for one step: `move`, `spill`
+// (register to stack) or `reload` (stack to register) for a kMove, a two-element
+// `parallel_copy` for a kSwap. Every operand carries its location.
+Inst EmitCopyStep(Function& func, const CopyStep& step);
+
 }  // namespace regalloc
 
 #endif  // REGALLOC_SSA_PARALLEL_COPY_H_

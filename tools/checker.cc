@@ -324,4 +324,32 @@ absl::Status Checker::Run() {
 
 absl::Status CheckAllocation(const Function& func, const Target& target) { return Checker(func, target).Run(); }
 
+AllocationCost MeasureAllocation(const Function& func) {
+  AllocationCost cost;
+  ControlFlowGraph cfg(func);
+  DominatorTree dom(func, cfg);
+  LoopNest loops(func, cfg, dom);
+  for (Block b : func.layout()) {
+    int64_t weight = 1;
+    for (int d = 0; d < loops.depth(b) && d < 9; ++d) weight *= 10;
+    for (Inst i : func.block(b).insts) {
+      const InstData& d = func.inst(i);
+      if (!IsMoveLike(d.opcode)) continue;
+      absl::Span<const Operand> ops = func.operands(i);
+      bool moving = false;
+      for (size_t k = 0; k < ops.size() / 2; ++k) moving |= ops[k].location() != ops[ops.size() / 2 + k].location();
+      if (!moving) continue;
+      if (d.opcode == Opcode::kSpill) {
+        ++cost.spills;
+      } else if (d.opcode == Opcode::kReload) {
+        ++cost.reloads;
+      } else {
+        ++cost.moves;
+      }
+      cost.weighted += weight;
+    }
+  }
+  return cost;
+}
+
 }  // namespace regalloc

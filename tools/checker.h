@@ -33,6 +33,8 @@
 #ifndef REGALLOC_TOOLS_CHECKER_H_
 #define REGALLOC_TOOLS_CHECKER_H_
 
+#include <cstdint>
+
 #include "absl/status/status.h"
 #include "ssa/ir.h"
 #include "targets/target.h"
@@ -40,6 +42,18 @@
 namespace regalloc {
 
 absl::Status CheckAllocation(const Function& func, const Target& target);
+
+// What an allocation added, measured on the allocated function itself so that
+// every allocator is compared the same way: `spill` (register to stack), `reload`
+// (stack to register) and moving instructions (`move`, swaps; renames in place
+// cost nothing), each also weighted by 10^loop depth.
+struct AllocationCost {
+  int spills = 0;
+  int reloads = 0;
+  int moves = 0;
+  int64_t weighted = 0;
+};
+AllocationCost MeasureAllocation(const Function& func);
 
 }  // namespace regalloc
 

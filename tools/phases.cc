@@ -11,6 +11,9 @@
 #include "ssa/printer.h"
 #include "ssa/verifier.h"
 #include "coalesce/coalesce.h"
+#include "color/color.h"
+#include "spill/reload.h"
+#include "spill/spill.h"
 #include "liveness/live_ranges.h"
 #include "liveness/live_sets.h"
 #include "liveness/print.h"
@@ -89,7 +92,27 @@ void RegisterFoundationPhases(PhaseRegistry& r) {
   r.RegisterPipeline("front", {"legalize", "verify", "split_critical_edges", "verify"});
 }
 
-// The `ssa` allocator's phases (issue 6); spill, reload and color are to come.
+// The phases of the `ssa` allocator pass virtual registers and value locations
+// through the dump state; these convert them back.
+VirtRegs VirtRegsOf(const DumpedFunction& state) {
+  std::vector<std::vector<Value>> sets;
+  for (const std::vector<uint32_t>& members : state.virtual_registers) {
+    sets.emplace_back();
+    for (uint32_t v : members) sets.back().push_back(Value(v));
+  }
+  VirtRegs vregs;
+  vregs.Assign(state.function.num_values(), std::move(sets));
+  return vregs;
+}
+
+ValueLocations LocationsOf(const DumpedFunction& state) {
+  ValueLocations locs;
+  locs.Assign(state.value_locations);
+  locs.Resize(state.function.num_values());
+  return locs;
+}
+
+// The `ssa` allocator (issue 6): coalesce, spill, reload, color.
 void RegisterSsaPhases(PhaseRegistry& r) {
   r.Register(Phase{"coalesce", "CSSA virtual registers: parameters and their arguments, interference-free (coalesce/)",
                    {}, {"virtual_registers", "no_critical_edges"}, {},
@@ -108,6 +131,51 @@ void RegisterSsaPhases(PhaseRegistry& r) {
                      }
                      return absl::OkStatus();
                    }});
+  auto spill_phase = [](std::string name, SpillHeuristic heuristic, std::string description) {
+    return Phase{std::move(name), std::move(description), {"virtual_registers"}, {"spilled"}, {},
+                 [heuristic](PhaseContext& c) -> absl::Status {
+                   VirtRegs vregs = VirtRegsOf(c.state);
+                   ValueLocations locs;
+                   SpillOptions options;
+                   options.heuristic = heuristic;
+                   RA_ASSIGN_OR_RETURN(SpillStats s, Spill(c.target, c.state.function, vregs, locs, options));
+                   c.stat("values_spilled", s.values_spilled);
+                   c.stat("decisions", s.spill_decisions);
+                   c.stat("constraint_copies", s.prepare.copies);
+                   c.state.value_locations = locs.all();
+                   return absl::OkStatus();
+                 }};
+  };
+  r.Register(spill_phase("spill", SpillHeuristic::kFarthestDef,
+                         "farthest-def spilling: values in registers fit every instruction (spill/)"));
+  r.Register(spill_phase("spill_belady", SpillHeuristic::kFarthestNextUse,
+                         "spilling by farthest next use instead (Belady; Braun & Hack 2009) (spill/)"));
+  r.Register(Phase{"reload", "reloads before register uses of spilled values, stores after their defs (spill/)",
+                   {"spilled"}, {"reloaded"}, {},
+                   [](PhaseContext& c) -> absl::Status {
+                     ValueLocations locs = LocationsOf(c.state);
+                     RA_ASSIGN_OR_RETURN(ReloadStats s, InsertReloads(c.target, c.state.function, locs));
+                     c.stat("reloads", s.reloads);
+                     c.stat("spills", s.spills);
+                     c.stat("weighted_cost", s.weighted_cost);
+                     c.state.value_locations = locs.all();
+                     return absl::OkStatus();
+                   }});
+  r.Register(Phase{"color", "dominator-order coloring with operand constraints; never spills (color/)",
+                   {"reloaded"}, {"locations"}, {},
+                   [](PhaseContext& c) -> absl::Status {
+                     VirtRegs vregs = VirtRegsOf(c.state);
+                     ValueLocations locs = LocationsOf(c.state);
+                     RA_ASSIGN_OR_RETURN(ColorStats s, Color(c.target, c.state.function, vregs, locs));
+                     c.stat("moves", s.moves);
+                     c.stat("relocations", s.relocations);
+                     c.stat("restores", s.restores);
+                     c.stat("weighted_cost", s.weighted_cost);
+                     c.state.value_locations = locs.all();
+                     return absl::OkStatus();
+                   }});
+  r.RegisterPipeline("ssa", {"legalize", "liveness", "coalesce", "spill", "reload", "color", "lower_params", "check",
+                             "interpret"});
 }
 
 // The correctness harness and the reference allocator (tools/).
@@ -121,7 +189,15 @@ void RegisterHarnessPhases(PhaseRegistry& r) {
                      return absl::OkStatus();
                    }});
   r.Register(Phase{"check", "symbolic check of the allocation (tools/checker.h)", {"locations"}, {"checked"}, {},
-                   [](PhaseContext& c) { return CheckAllocation(c.state.function, c.target); }});
+                   [](PhaseContext& c) -> absl::Status {
+                     RA_RETURN_IF_ERROR(CheckAllocation(c.state.function, c.target));
+                     AllocationCost cost = MeasureAllocation(c.state.function);
+                     c.stat("spills", cost.spills);
+                     c.stat("reloads", cost.reloads);
+                     c.stat("moves", cost.moves);
+                     c.stat("weighted_cost", cost.weighted);
+                     return absl::OkStatus();
+                   }});
   r.Register(Phase{"interpret", "run the input on values and the allocation on the machine, 3 seeds, and compare",
                    {"locations"}, {"interpreted"}, {},
                    [](PhaseContext& c) -> absl::Status {

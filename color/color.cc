@@ -1,0 +1,676 @@
+#include "color/color.h"
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+#include "liveness/live_sets.h"
+#include "liveness/live_walker.h"
+#include "spill/demand.h"
+#include "spill/prepare.h"
+#include "ssa/cfg.h"
+#include "ssa/parallel_copy.h"
+#include "ssa/printer.h"
+
+namespace regalloc {
+namespace {
+
+int64_t LoopWeight(int depth) {
+  int64_t w = 1;
+  for (int d = 0; d < depth && d < 9; ++d) w *= 10;
+  return w;
+}
+
+class Colorer {
+ public:
+  Colorer(const Target& t, Function& f, const VirtRegs& vregs, ValueLocations& locs)
+      : t_(t), f_(f), vregs_(vregs), locs_(locs), model_(t) {}
+  absl::StatusOr<ColorStats> Run();
+
+ private:
+  // --- register file state ---
+  bool InReg(Value v) const { return cur_[v.index()].IsReg(); }
+  void Occupy(Value v, Location l) {
+    cur_[v.index()] = l;
+    if (!l.IsReg()) return;
+    for (uint32_t u : t_.Units(l.reg())) owner_[u] = v;
+    busy_ |= t_.Units(l.reg());
+    used_ |= t_.Aliases(l.reg());
+    if (pos_[v.index()] < 0) {
+      pos_[v.index()] = static_cast<int32_t>(in_regs_.size());
+      in_regs_.push_back(v);
+    }
+  }
+  // Frees v's register (if v holds it); v's location is kept for the record.
+  void Vacate(Value v) {
+    Location l = cur_[v.index()];
+    if (!l.IsReg()) return;
+    for (uint32_t u : t_.Units(l.reg())) {
+      if (owner_[u] == v) {
+        owner_[u] = Value();
+        busy_.Reset(u);
+      }
+    }
+    int32_t p = pos_[v.index()];
+    if (p >= 0) {
+      Value last = in_regs_.back();
+      in_regs_[p] = last;
+      pos_[last.index()] = p;
+      in_regs_.pop_back();
+      pos_[v.index()] = -1;
+    }
+  }
+  void ClearState() {
+    for (Value v : in_regs_) pos_[v.index()] = -1;
+    in_regs_.clear();
+    std::fill(owner_.begin(), owner_.end(), Value());
+    busy_ = UnitSet();
+  }
+
+  // A free register for `v` (of its class) overlapping neither `busy` units nor
+  // `forbid` registers; `hint` first, then registers outside v's avoid set.
+  // With `pack`, plain first fit in allocation order (no hint, no avoid set).
+  std::optional<PReg> Pick(Value v, const UnitSet& busy, const RegSet& forbid, std::optional<PReg> hint,
+                           bool pack = false) const;
+  std::optional<PReg> HintFor(Value v) const;
+
+  std::string Where(Block b, Inst i) const {
+    return absl::StrCat("function %", f_.name(), ", block", b.index(), " `", PrintInst(f_, i, t_), "`");
+  }
+  absl::Status Bug(Block b, Inst i, absl::string_view what) const {
+    return absl::InternalError(absl::StrCat(Where(b, i), ": ", what, " (the spiller should have made room)"));
+  }
+
+  void ComputeAvoidAndHints(const LiveSets& sets);
+  void ComputeDying(Block b, const LiveSets& sets);
+  bool DiesAt(Value v, int k) const {
+    for (uint32_t x = dies_start_[k]; x < dies_start_[k + 1]; ++x) {
+      if (dies_[x] == v) return true;
+    }
+    return false;
+  }
+  void EnterBlock(Block b, const LiveSets& sets);
+  absl::Status AssignParams(Block b);
+  // Emits the parallel copy `moves` (already reflected in the state) before the
+  // instruction being processed.
+  absl::Status EmitCopy(const std::vector<CopyMove>& moves, bool restore);
+  // The constraint copy `copy` (may be invalid) and the relocations inst `i` needs.
+  absl::Status Relocate(Block b, Inst copy, int copy_k, Inst i, int k);
+  absl::Status RestoreHomes(Block b, Inst branch, int k, const LiveSets& sets);
+  absl::Status AssignInst(Block b, Inst i, int k);
+
+  const Target& t_;
+  Function& f_;
+  const VirtRegs& vregs_;
+  ValueLocations& locs_;
+  DemandModel model_;
+  ColorStats stats_;
+
+  std::vector<Value> owner_;       // per unit
+  UnitSet busy_;
+  std::vector<Location> cur_;      // per value: where it is now (or was last)
+  std::vector<int32_t> pos_;       // per value: index in in_regs_, or -1
+  std::vector<Value> in_regs_;     // values holding a register now
+  std::vector<uint8_t> frozen_;    // per value: home fixed (block-crossing values)
+  std::vector<RegSet> avoid_;      // per value: registers pinned during its life
+  std::vector<PReg> hint_;         // per value: fixed register of a later copy of it
+  std::vector<PReg> vreg_reg_;     // per virtual register: its members' register
+  RegSet used_;
+  int64_t weight_ = 1;
+  std::vector<Inst>* out_ = nullptr;
+  // Per block: values dying at each instruction position, and dead defs.
+  std::vector<Value> dies_;
+  std::vector<uint32_t> dies_start_;
+  std::vector<uint8_t> param_dead_;
+  LiveWalker live_;
+  Value missing_home_;
+};
+
+std::optional<PReg> Colorer::HintFor(Value v) const {
+  VirtReg r = vregs_.Get(v);
+  if (r.IsValid() && vreg_reg_[r.index()].IsValid()) return vreg_reg_[r.index()];
+  if (v.index() < hint_.size() && hint_[v.index()].IsValid()) return hint_[v.index()];
+  return std::nullopt;
+}
+
+std::optional<PReg> Colorer::Pick(Value v, const UnitSet& busy, const RegSet& forbid, std::optional<PReg> hint,
+                                  bool pack) const {
+  std::optional<RegClass> cls = t_.ClassFor(f_.value_type(v));
+  if (!cls.has_value()) return std::nullopt;
+  auto fits = [&](PReg r) { return t_.InClass(r, *cls) && !forbid.Contains(r) && !busy.Intersects(t_.Units(r)); };
+  if (pack) {
+    for (PReg r : t_.Class(*cls).allocation_order) {
+      if (fits(r)) return r;
+    }
+    return std::nullopt;
+  }
+  const RegSet& avoid = avoid_[v.index()];
+  if (hint.has_value() && fits(*hint) && !avoid.Contains(*hint)) return hint;
+  std::optional<PReg> fallback;
+  for (PReg r : t_.Class(*cls).allocation_order) {
+    if (!fits(r)) continue;
+    if (!avoid.Contains(r)) return r;
+    if (!fallback.has_value()) fallback = r;
+  }
+  if (hint.has_value() && fits(*hint)) return hint;
+  return fallback;
+}
+
+// Avoid sets: the pinned registers of every instruction a value lives across.
+// Hints: a value copied into a fixed register by a constraint copy prefers it.
+void Colorer::ComputeAvoidAndHints(const LiveSets& sets) {
+  int n = f_.num_values();
+  avoid_.assign(n, RegSet());
+  hint_.assign(n, PReg());
+  live_.Reset(n);
+  for (Block b : f_.layout()) {
+    const std::vector<Inst>& insts = f_.block(b).insts;
+    live_.StartBlock(sets.LiveOut(b));
+    for (size_t k = insts.size(); k-- > 0;) {
+      Inst i = insts[k];
+      if (IsConstraintCopy(f_, i)) {
+        absl::Span<const Operand> ops = f_.operands(i);
+        size_t m = ops.size() / 2;
+        for (size_t e = 0; e < m; ++e) {
+          if (ops[e].constraint() == ConstraintKind::kFixed) hint_[ops[m + e].value().index()] = ops[e].fixed_reg();
+        }
+      }
+      RegSet pinned = model_.Pinned(f_, i);
+      if (!pinned.Empty()) {
+        for (Value v : live_.values()) {
+          bool defined = false;
+          for (const Operand& op : f_.operands(i)) defined |= op.IsDef() && op.value() == v;
+          if (!defined) avoid_[v.index()] |= pinned;
+        }
+      }
+      live_.StepBack(f_, i);
+    }
+  }
+  for (int v = 0; v < n; ++v) {
+    if (hint_[v].IsValid() && avoid_[v].Contains(hint_[v])) hint_[v] = PReg();
+  }
+}
+
+void Colorer::ComputeDying(Block b, const LiveSets& sets) {
+  const std::vector<Inst>& insts = f_.block(b).insts;
+  size_t n = insts.size();
+  // Collected backward, then laid out forward.
+  std::vector<std::vector<Value>> per(n);
+  live_.StartBlock(sets.LiveOut(b));
+  for (size_t k = n; k-- > 0;) {
+    Inst i = insts[k];
+    for (const Operand& op : f_.operands(i)) {
+      if (op.IsUse() && !live_.IsLive(op.value()) &&
+          std::find(per[k].begin(), per[k].end(), op.value()) == per[k].end()) {
+        per[k].push_back(op.value());
+      }
+    }
+    int def_index = 0;
+    for (const Operand& op : f_.operands(i)) {
+      if (!op.IsDef()) continue;
+      // A dead def dies where it is born.
+      if (!IsRelocation(f_, i, def_index) && !live_.IsLive(op.value())) per[k].push_back(op.value());
+      ++def_index;
+    }
+    live_.StepBack(f_, i);
+  }
+  dies_.clear();
+  dies_start_.assign(n + 1, 0);
+  for (size_t k = 0; k < n; ++k) {
+    dies_start_[k] = static_cast<uint32_t>(dies_.size());
+    dies_.insert(dies_.end(), per[k].begin(), per[k].end());
+  }
+  dies_start_[n] = static_cast<uint32_t>(dies_.size());
+  const std::vector<Operand>& params = f_.block(b).params;
+  param_dead_.assign(params.size(), 0);
+  for (size_t p = 0; p < params.size(); ++p) param_dead_[p] = !live_.IsLive(params[p].value());
+}
+
+void Colorer::EnterBlock(Block b, const LiveSets& sets) {
+  ClearState();
+  for (Value v : sets.LiveIn(b)) {
+    if (!frozen_[v.index()]) {
+      // Cannot happen in dominator order on a strict SSA function.
+      missing_home_ = v;
+      continue;
+    }
+    Location home = locs_.Get(v);
+    cur_[v.index()] = home;
+    if (home.IsReg()) Occupy(v, home);
+  }
+}
+
+absl::Status Colorer::AssignParams(Block b) {
+  std::vector<Operand>& params = f_.block(b).params;
+  RegSet fixed;
+  for (const Operand& p : params) {
+    if (p.constraint() == ConstraintKind::kFixed && !locs_.IsSpilled(p.value())) fixed |= t_.Aliases(p.fixed_reg());
+  }
+  // Fixed ones first (the entry block's ABI registers), then the others.
+  for (int pass = 0; pass < 2; ++pass) {
+    for (Operand& p : params) {
+      Value v = p.value();
+      bool is_fixed = p.constraint() == ConstraintKind::kFixed;
+      if ((pass == 0) != is_fixed) continue;
+      Location loc;
+      if (is_fixed) {
+        loc = Location::Reg(p.fixed_reg());  // a spilled one arrives here, then is stored
+        if (busy_.Intersects(t_.Units(p.fixed_reg()))) {
+          return absl::InternalError(absl::StrCat("function %", f_.name(), ", block", b.index(), ": parameter v",
+                                                  v.index(), " is fixed to an occupied register"));
+        }
+      } else if (locs_.IsSpilled(v)) {
+        loc = locs_.Get(v);
+      } else {
+        std::optional<PReg> r = Pick(v, busy_, fixed, HintFor(v));
+        if (!r.has_value()) {
+          return absl::InternalError(absl::StrCat("function %", f_.name(), ", block", b.index(),
+                                                  ": no register for parameter v", v.index(),
+                                                  " (the spiller should have made room)"));
+        }
+        loc = Location::Reg(*r);
+        VirtReg vr = vregs_.Get(v);
+        if (vr.IsValid() && !vreg_reg_[vr.index()].IsValid()) vreg_reg_[vr.index()] = *r;
+      }
+      p.set_location(loc);
+      Occupy(v, loc);
+    }
+  }
+  for (size_t k = 0; k < params.size(); ++k) {
+    if (param_dead_[k]) Vacate(params[k].value());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Colorer::EmitCopy(const std::vector<CopyMove>& moves, bool restore) {
+  if (moves.empty()) return absl::OkStatus();
+  ParallelCopyOptions options;
+  options.use_swap = t_.has_swap();
+  options.new_stack_slot = [&](Type type) {
+    ++stats_.stack_temps;
+    return f_.NewStackSlot(TypeSize(type));
+  };
+  RA_ASSIGN_OR_RETURN(std::vector<CopyStep> steps, SequentializeParallelCopy(moves, t_, options));
+  for (const CopyStep& step : steps) {
+    out_->push_back(EmitCopyStep(f_, step));
+    bool rename = step.kind == CopyStep::Kind::kMove && step.src == step.dst;
+    if (rename) {
+      ++stats_.renames;
+      continue;
+    }
+    ++stats_.moves;
+    stats_.swaps += step.kind == CopyStep::Kind::kSwap;
+    stats_.weighted_cost += weight_;
+  }
+  (void)restore;
+  return absl::OkStatus();
+}
+
+absl::Status Colorer::Relocate(Block b, Inst copy, int copy_k, Inst i, int k) {
+  RegSet pinned = model_.Pinned(f_, i);
+  RegSet fixed_uses, late_forbid;
+  const InstData& d = f_.inst(i);
+  if (d.clobbers >= 0) {
+    for (PReg r : f_.clobber_set(d.clobbers)) late_forbid |= t_.Aliases(r);
+  }
+  for (const Operand& op : f_.operands(i)) {
+    if (op.constraint() != ConstraintKind::kFixed) continue;
+    (op.IsUse() ? fixed_uses : late_forbid) |= t_.Aliases(op.fixed_reg());
+  }
+  if (!copy.IsValid() && pinned.Empty()) return absl::OkStatus();
+
+  struct Move {
+    Value value;
+    RegSet forbid;
+  };
+  std::vector<Move> moving;
+  std::vector<Value> dying_at_copy;
+  for (Value w : in_regs_) {
+    if (copy.IsValid() && DiesAt(w, copy_k)) {
+      bool used_by_i = false;
+      for (const Operand& op : f_.operands(i)) used_by_i |= op.IsUse() && op.value() == w;
+      if (!used_by_i) {
+        dying_at_copy.push_back(w);
+        continue;
+      }
+    }
+    bool through = !DiesAt(w, k);
+    RegSet forbid;
+    if (through) {
+      forbid = pinned;
+    } else {
+      forbid = fixed_uses;
+      for (const Operand& op : f_.operands(i)) {
+        if (op.IsUse() && op.value() == w && op.position() == Position::kLate) forbid |= late_forbid;
+      }
+    }
+    if (forbid.Contains(cur_[w.index()].reg())) moving.push_back(Move{w, forbid});
+  }
+  if (!copy.IsValid() && moving.empty()) return absl::OkStatus();
+
+  // The register file after the copy: what stays, the copy's fixed defs, then
+  // the moved values and the copy's other defs.
+  UnitSet after = busy_;
+  for (Value w : dying_at_copy) after.Subtract(t_.Units(cur_[w.index()].reg()));
+  for (const Move& m : moving) after.Subtract(t_.Units(cur_[m.value.index()].reg()));
+  std::vector<CopyMove> moves;
+  std::vector<std::pair<Value, Location>> placed;
+  if (copy.IsValid()) {
+    absl::Span<const Operand> ops = f_.operands(copy);
+    size_t m = ops.size() / 2;
+    for (size_t e = 0; e < m; ++e) {
+      if (ops[e].constraint() != ConstraintKind::kFixed) continue;
+      PReg r = ops[e].fixed_reg();
+      if (after.Intersects(t_.Units(r))) return Bug(b, i, absl::StrCat("%", t_.RegName(r), " is not free for v", ops[e].value().index()));
+      after |= t_.Units(r);
+      placed.push_back({ops[e].value(), Location::Reg(r)});
+    }
+    for (size_t e = 0; e < m; ++e) {
+      if (ops[e].constraint() == ConstraintKind::kFixed) continue;
+      Value src = ops[m + e].value();
+      std::optional<PReg> hint;
+      if (cur_[src.index()].IsReg() && DiesAt(src, copy_k)) hint = cur_[src.index()].reg();
+      std::optional<PReg> r = Pick(ops[e].value(), after, fixed_uses, hint);
+      if (!r.has_value()) return Bug(b, i, absl::StrCat("no register for the copy v", ops[e].value().index()));
+      after |= t_.Units(*r);
+      placed.push_back({ops[e].value(), Location::Reg(*r)});
+    }
+    for (size_t e = 0; e < m; ++e) {
+      Value t = ops[e].value(), s = ops[m + e].value();
+      moves.push_back(CopyMove{cur_[s.index()], placed[0].second, s, t, f_.value_type(t)});
+      for (const auto& [pv, pl] : placed) {
+        if (pv == t) moves.back().dst = pl;
+      }
+    }
+  }
+  // Place the moved values. If aliasing leaves no aligned register (ARMv7: an
+  // s or d value in each of d8-d15 blocks every callee-saved q), re-place every
+  // value of that bank still live after the copy, largest first, in allocation
+  // order: that packs each aligned region without holes.
+  UnitSet before_moves = after;
+  auto place = [&](bool pack) -> std::optional<Value> {
+    after = before_moves;
+    size_t base = placed.size();
+    for (const Move& m : moving) {
+      Value w = m.value;
+      std::optional<PReg> home;
+      if (!pack && frozen_[w.index()] && locs_.Get(w).IsReg()) home = locs_.Get(w).reg();
+      std::optional<PReg> r = Pick(w, after, m.forbid, home, pack);
+      if (!r.has_value()) {
+        placed.resize(base);
+        return w;
+      }
+      after |= t_.Units(*r);
+      placed.push_back({w, Location::Reg(*r)});
+    }
+    return std::nullopt;
+  };
+  if (std::optional<Value> stuck = place(/*pack=*/false)) {
+    int bank = t_.Class(*t_.ClassFor(f_.value_type(*stuck))).bank;
+    auto bank_of = [&](Value v) { return t_.Class(*t_.ClassFor(f_.value_type(v))).bank; };
+    for (Value w : in_regs_) {
+      if (bank_of(w) != bank) continue;
+      if (std::find(dying_at_copy.begin(), dying_at_copy.end(), w) != dying_at_copy.end()) continue;
+      bool listed = false;
+      for (const Move& m : moving) listed |= m.value == w;
+      if (listed) continue;
+      RegSet forbid = DiesAt(w, k) ? fixed_uses : pinned;
+      for (const Operand& op : f_.operands(i)) {
+        if (op.IsUse() && op.value() == w && op.position() == Position::kLate) forbid |= late_forbid;
+      }
+      moving.push_back(Move{w, forbid});
+      before_moves.Subtract(t_.Units(cur_[w.index()].reg()));
+    }
+    auto weight = [&](Value v) { return t_.Class(*t_.ClassFor(f_.value_type(v))).pressure_weight; };
+    std::stable_sort(moving.begin(), moving.end(), [&](const Move& a, const Move& b) {
+      bool ta = a.forbid == pinned, tb = b.forbid == pinned;
+      if (ta != tb) return ta;
+      return weight(a.value) > weight(b.value);
+    });
+    if (std::optional<Value> still = place(/*pack=*/true)) {
+      return Bug(b, i, absl::StrCat("no register to move v", still->index(), " out of the way"));
+    }
+  }
+  for (const Move& m : moving) {
+    Value w = m.value;
+    Location to;
+    for (const auto& [pv, pl] : placed) {
+      if (pv == w) to = pl;
+    }
+    if (to == cur_[w.index()]) continue;
+    moves.push_back(CopyMove{cur_[w.index()], to, w, Value(), f_.value_type(w)});
+    ++stats_.relocations;
+  }
+  // Update the state: all reads happen before all writes.
+  for (Value w : dying_at_copy) Vacate(w);
+  for (const Move& m : moving) Vacate(m.value);
+  for (const auto& [v, l] : placed) Occupy(v, l);
+  return EmitCopy(moves, /*restore=*/false);
+}
+
+absl::Status Colorer::RestoreHomes(Block b, Inst branch, int k, const LiveSets& sets) {
+  // Live at the branch: the live-out values and the branch's own operands.
+  std::vector<Value> targets_v;
+  UnitSet targets;
+  for (Value v : sets.LiveOut(b)) {
+    if (!InReg(v) || pos_[v.index()] < 0 || !frozen_[v.index()]) continue;
+    Location home = locs_.Get(v);
+    if (home != cur_[v.index()]) {
+      targets_v.push_back(v);
+      targets |= t_.Units(home.reg());
+    }
+  }
+  if (targets_v.empty()) return absl::OkStatus();
+  std::vector<CopyMove> moves;
+  UnitSet after = busy_;
+  for (Value v : targets_v) after.Subtract(t_.Units(cur_[v.index()].reg()));
+  std::vector<Value> displaced;
+  for (Value w : in_regs_) {
+    if (std::find(targets_v.begin(), targets_v.end(), w) != targets_v.end()) continue;
+    if (targets.Intersects(t_.Units(cur_[w.index()].reg()))) displaced.push_back(w);
+  }
+  for (Value w : displaced) after.Subtract(t_.Units(cur_[w.index()].reg()));
+  after |= targets;
+  std::vector<std::pair<Value, Location>> placed;
+  for (Value v : targets_v) {
+    moves.push_back(CopyMove{cur_[v.index()], locs_.Get(v), v, Value(), f_.value_type(v)});
+    placed.push_back({v, locs_.Get(v)});
+    ++stats_.restores;
+  }
+  for (Value w : displaced) {
+    std::optional<PReg> r = Pick(w, after, RegSet(), HintFor(w));
+    if (!r.has_value()) return Bug(b, branch, absl::StrCat("no register to move v", w.index(), " off a home"));
+    after |= t_.Units(*r);
+    moves.push_back(CopyMove{cur_[w.index()], Location::Reg(*r), w, Value(), f_.value_type(w)});
+    placed.push_back({w, Location::Reg(*r)});
+  }
+  for (Value v : targets_v) Vacate(v);
+  for (Value w : displaced) Vacate(w);
+  for (const auto& [v, l] : placed) Occupy(v, l);
+  (void)k;
+  return EmitCopy(moves, /*restore=*/true);
+}
+
+absl::Status Colorer::AssignInst(Block b, Inst i, int k) {
+  std::vector<Operand> ops(f_.operands(i).begin(), f_.operands(i).end());
+  const InstData& d = f_.inst(i);
+  bool move_like = IsMoveLike(d.opcode);
+  // Uses read where their values are.
+  std::vector<Location> use_locs;
+  for (Operand& op : ops) {
+    if (!op.IsUse()) continue;
+    Location l = cur_[op.value().index()];
+    if (l.IsNone()) return Bug(b, i, absl::StrCat("v", op.value().index(), " has no location"));
+    op.set_location(l);
+    use_locs.push_back(l);
+    if (move_like) continue;
+    bool ok = true;
+    switch (op.constraint()) {
+      case ConstraintKind::kReg: ok = l.IsReg(); break;
+      case ConstraintKind::kStack: ok = l.IsStack(); break;
+      case ConstraintKind::kFixed: ok = l == Location::Reg(op.fixed_reg()); break;
+      default: break;
+    }
+    if (!ok) return Bug(b, i, absl::StrCat("use of v", op.value().index(), " cannot be met"));
+  }
+  // Early defs: clear of every use and of the clobbers.
+  RegSet clobbered;
+  if (d.clobbers >= 0) {
+    for (PReg r : f_.clobber_set(d.clobbers)) clobbered |= t_.Aliases(r);
+  }
+  auto def_reg = [&](Operand& op, const RegSet& forbid) -> absl::Status {
+    Value v = op.value();
+    Location l;
+    if (op.constraint() == ConstraintKind::kFixed) {
+      l = Location::Reg(op.fixed_reg());
+      if (busy_.Intersects(t_.Units(op.fixed_reg()))) return Bug(b, i, absl::StrCat("%", t_.RegName(op.fixed_reg()), " is not free for v", v.index()));
+    } else if (op.constraint() == ConstraintKind::kReuse) {
+      const Operand* src = f_.UseOperand(i, op.reuse_index());
+      if (src == nullptr || !cur_[src->value().index()].IsReg()) return Bug(b, i, "reuse of a use that is not in a register");
+      l = cur_[src->value().index()];
+      if (busy_.Intersects(t_.Units(l.reg()))) return Bug(b, i, absl::StrCat("v", v.index(), " cannot reuse its source's register"));
+    } else if (locs_.IsSpilled(v) && (move_like || op.constraint() == ConstraintKind::kStack)) {
+      l = locs_.Get(v);
+    } else {
+      std::optional<PReg> hint = HintFor(v);
+      if (d.opcode == Opcode::kCopy && use_locs[0].IsReg() && !hint.has_value()) hint = use_locs[0].reg();
+      std::optional<PReg> r = Pick(v, busy_, forbid, hint);
+      if (!r.has_value()) return Bug(b, i, absl::StrCat("no register for v", v.index()));
+      l = Location::Reg(*r);
+      VirtReg vr = vregs_.Get(v);
+      if (vr.IsValid() && !vreg_reg_[vr.index()].IsValid()) vreg_reg_[vr.index()] = *r;
+    }
+    op.set_location(l);
+    return absl::OkStatus();
+  };
+  for (Operand& op : ops) {
+    if (!op.IsDef() || op.position() != Position::kEarly) continue;
+    RA_RETURN_IF_ERROR(def_reg(op, clobbered));
+    Occupy(op.value(), op.location());
+  }
+  // Values whose last use this is leave; relocations to a slot leave their register.
+  for (uint32_t x = dies_start_[k]; x < dies_start_[k + 1]; ++x) {
+    Value v = dies_[x];
+    bool defined_here = false;
+    for (const Operand& op : ops) defined_here |= op.IsDef() && op.value() == v;
+    if (!defined_here || move_like) Vacate(v);
+  }
+  int def_index = 0;
+  for (Operand& op : ops) {
+    if (!op.IsDef()) continue;
+    int di = def_index++;
+    if (op.position() == Position::kEarly) continue;
+    if (move_like && IsRelocation(f_, i, di)) Vacate(op.value());
+    RA_RETURN_IF_ERROR(def_reg(op, RegSet()));
+    Occupy(op.value(), op.location());
+  }
+  // Dead defs leave at once.
+  for (uint32_t x = dies_start_[k]; x < dies_start_[k + 1]; ++x) {
+    Value v = dies_[x];
+    for (const Operand& op : ops) {
+      if (op.IsDef() && op.value() == v) Vacate(v);
+    }
+  }
+  if (!clobbered.Empty()) {
+    for (Value w : in_regs_) {
+      bool defined_here = false;
+      for (const Operand& op : ops) defined_here |= op.IsDef() && op.value() == w;
+      if (!defined_here && clobbered.Contains(cur_[w.index()].reg())) {
+        return Bug(b, i, absl::StrCat("v", w.index(), " is live across the clobber of %", t_.RegName(cur_[w.index()].reg())));
+      }
+    }
+  }
+  f_.SetOperands(i, ops);
+  out_->push_back(i);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ColorStats> Colorer::Run() {
+  if (f_.IsAllocated()) {
+    return absl::FailedPreconditionError(absl::StrCat("function %", f_.name(), ": coloring needs SSA form"));
+  }
+  int n = f_.num_values();
+  locs_.Resize(n);
+  ControlFlowGraph cfg(f_);
+  DominatorTree dom(f_, cfg);
+  LoopNest loops(f_, cfg, dom);
+  for (Block b : f_.layout()) {
+    if (!cfg.Reachable(b)) {
+      return absl::InvalidArgumentError(absl::StrCat("function %", f_.name(), ", block", b.index(),
+                                                     " is unreachable; remove it before coloring"));
+    }
+  }
+  LiveSets sets(f_);
+  ComputeAvoidAndHints(sets);
+  owner_.assign(t_.num_units(), Value());
+  cur_.assign(n, Location());
+  pos_.assign(n, -1);
+  frozen_.assign(n, 0);
+  vreg_reg_.assign(vregs_.num_vregs(), PReg());
+  for (int v = 0; v < n; ++v) {
+    if (locs_.IsSpilled(Value(v))) {
+      cur_[v] = locs_.Get(Value(v));
+      frozen_[v] = 1;
+    } else {
+      locs_.Set(Value(v), Location());
+    }
+  }
+  for (Block b : dom.preorder()) {
+    weight_ = LoopWeight(loops.depth(b));
+    ComputeDying(b, sets);
+    EnterBlock(b, sets);
+    if (missing_home_.IsValid()) {
+      return absl::InternalError(absl::StrCat("function %", f_.name(), ", block", b.index(), ": live-in v",
+                                              missing_home_.index(), " has no home yet"));
+    }
+    RA_RETURN_IF_ERROR(AssignParams(b));
+    std::vector<Inst> insts = f_.block(b).insts;
+    std::vector<Inst> out;
+    out.reserve(insts.size() + insts.size() / 4);
+    out_ = &out;
+    for (size_t k = 0; k < insts.size(); ++k) {
+      Inst i = insts[k];
+      if (IsConstraintCopy(f_, i) && k + 1 < insts.size()) {
+        RA_RETURN_IF_ERROR(Relocate(b, i, static_cast<int>(k), insts[k + 1], static_cast<int>(k + 1)));
+        ++k;
+        i = insts[k];
+      } else {
+        RA_RETURN_IF_ERROR(Relocate(b, Inst(), -1, i, static_cast<int>(k)));
+      }
+      if (IsBranch(f_.inst(i).opcode)) RA_RETURN_IF_ERROR(RestoreHomes(b, i, static_cast<int>(k), sets));
+      RA_RETURN_IF_ERROR(AssignInst(b, i, static_cast<int>(k)));
+    }
+    f_.block(b).insts = std::move(out);
+    // Values defined here and live out: their homes are where they are now.
+    for (Value v : sets.LiveOut(b)) {
+      if (frozen_[v.index()]) continue;
+      if (!cur_[v.index()].IsReg()) {
+        return absl::InternalError(absl::StrCat("function %", f_.name(), ", block", b.index(), ": v", v.index(),
+                                                " is live out but holds no register"));
+      }
+      locs_.Set(v, cur_[v.index()]);
+      frozen_[v.index()] = 1;
+    }
+  }
+  // The record: each value's home, or where it was last.
+  for (int v = 0; v < n; ++v) {
+    if (!frozen_[v] && cur_[v].IsReg()) locs_.Set(Value(v), cur_[v]);
+  }
+  RegSet saves;
+  for (PReg r : t_.abi().callee_saved) {
+    if (used_.Intersects(t_.Aliases(r))) saves.Insert(r);
+  }
+  f_.set_saved_regs(saves);
+  return stats_;
+}
+
+}  // namespace
+
+absl::StatusOr<ColorStats> Color(const Target& target, Function& func, const VirtRegs& vregs, ValueLocations& locs) {
+  return Colorer(target, func, vregs, locs).Run();
+}
+
+}  // namespace regalloc

@@ -1,0 +1,100 @@
+#include "spill/demand.h"
+
+#include <algorithm>
+
+namespace regalloc {
+
+DemandModel::DemandModel(const Target& target) : target_(target) {
+  for (int t = 0; t < kNumTypes; ++t) {
+    std::optional<RegClass> c = target.ClassFor(static_cast<Type>(t));
+    class_of_[t] = c.has_value() ? static_cast<int>(c->index()) : -1;
+  }
+  for (int c = 0; c < target.num_classes(); ++c) {
+    weights_.push_back(target.Class(RegClass(c)).pressure_weight);
+    banks_.push_back(target.Class(RegClass(c)).bank);
+  }
+}
+
+int DemandModel::Capacity(int cls, const RegSet& pinned) const {
+  RegSet free = target_.Class(RegClass(cls)).members;
+  free.Subtract(pinned);
+  return free.Count();
+}
+
+RegSet DemandModel::Pinned(const Function& func, Inst inst) const {
+  RegSet pinned;
+  const InstData& d = func.inst(inst);
+  if (d.clobbers >= 0) {
+    for (PReg r : func.clobber_set(d.clobbers)) pinned |= target_.Aliases(r);
+  }
+  for (const Operand& op : func.operands(inst)) {
+    if (op.constraint() == ConstraintKind::kFixed) pinned |= target_.Aliases(op.fixed_reg());
+  }
+  return pinned;
+}
+
+RegSet DemandModel::PinnedParams(const Function& func, Block b) const {
+  RegSet pinned;
+  for (const Operand& p : func.block(b).params) {
+    if (p.constraint() == ConstraintKind::kFixed) pinned |= target_.Aliases(p.fixed_reg());
+  }
+  return pinned;
+}
+
+void DemandModel::Needs(const Function& func, Inst inst, const LiveWalker& live_after, const ValueLocations& locs,
+                        std::vector<int>& needs) const {
+  int n = num_classes();
+  early_.assign(n, 0);
+  late_.assign(n, 0);
+  seen_early_.clear();
+  seen_late_.clear();
+  const InstData& d = func.inst(inst);
+  bool move_like = IsMoveLike(d.opcode);
+  bool branch = IsBranch(d.opcode);
+  auto count_once = [](std::vector<Value>& seen, Value v) {
+    if (std::find(seen.begin(), seen.end(), v) != seen.end()) return false;
+    seen.push_back(v);
+    return true;
+  };
+  for (const Operand& op : func.operands(inst)) {
+    Value v = op.value();
+    int c = ClassOf(func, v);
+    if (c < 0) continue;
+    bool spilled = locs.IsSpilled(v);
+    if (op.IsUse()) {
+      if (op.constraint() == ConstraintKind::kFixed || op.constraint() == ConstraintKind::kStack) continue;
+      if (spilled && (move_like || branch || op.constraint() == ConstraintKind::kAny)) continue;
+      if (!spilled && live_after.IsLive(v)) continue;  // counted as through
+      if (count_once(seen_early_, v)) ++early_[c];
+      if (op.position() == Position::kLate && count_once(seen_late_, v)) ++late_[c];
+    } else {
+      if (op.constraint() == ConstraintKind::kFixed || op.constraint() == ConstraintKind::kStack) continue;
+      if (move_like && spilled) continue;  // written straight to its slot
+      ++late_[c];
+      if (op.position() == Position::kEarly) ++early_[c];
+    }
+  }
+  needs.resize(n);
+  for (int c = 0; c < n; ++c) needs[c] = std::max(early_[c], late_[c]);
+}
+
+std::optional<Overflow> DemandModel::Check(const std::vector<int>& through, const std::vector<int>& needs,
+                                           const RegSet& pinned) const {
+  int n = num_classes();
+  for (int c = 0; c < n; ++c) {
+    if (through[c] + needs[c] > Capacity(c, pinned)) return Overflow{c, banks_[c]};
+  }
+  for (int bank = 0; bank < target_.num_banks(); ++bank) {
+    int sum = 0, cap = 0, classes = 0;
+    for (int c = 0; c < n; ++c) {
+      if (banks_[c] != bank) continue;
+      ++classes;
+      sum += weights_[c] * (through[c] + needs[c]);
+      cap = std::max(cap, weights_[c] * Capacity(c, pinned));
+    }
+    if (classes > 1 && sum > cap) return Overflow{-1, bank};
+  }
+  return std::nullopt;
+}
+
+}  // namespace regalloc

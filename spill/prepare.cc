@@ -1,0 +1,105 @@
+#include "spill/prepare.h"
+
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "liveness/live_walker.h"
+#include "ssa/printer.h"
+
+namespace regalloc {
+
+bool IsConstraintCopy(const Function& func, Inst inst) {
+  if (func.inst(inst).opcode != Opcode::kParallelCopy) return false;
+  absl::Span<const Operand> ops = func.operands(inst);
+  size_t n = ops.size() / 2;
+  for (size_t k = 0; k < n; ++k) {
+    if (ops[k].value() == ops[n + k].value()) return false;
+  }
+  return n > 0;
+}
+
+absl::StatusOr<PrepareStats> PrepareConstraints(Function& func, const Target& target, const LiveSets& sets) {
+  PrepareStats stats;
+  if (func.IsAllocated()) {
+    return absl::FailedPreconditionError(absl::StrCat("function %", func.name(), ": spilling needs SSA form"));
+  }
+  LiveWalker live;
+  live.Reset(func.num_values());
+  std::vector<Operand> ops, p_ops_defs, p_ops_uses;
+  for (Block b : func.layout()) {
+    live.StartBlock(sets.LiveOut(b));
+    std::vector<Inst> insts = func.block(b).insts;
+    std::vector<Inst> out;
+    out.reserve(insts.size() + 4);
+    // Walk backward (the walker gives what is live after each instruction) and
+    // build the block reversed.
+    for (auto it = insts.rbegin(); it != insts.rend(); ++it) {
+      Inst i = *it;
+      const InstData& d = func.inst(i);
+      if (IsMoveLike(d.opcode)) {
+        out.push_back(i);
+        live.StepBack(func, i);
+        continue;
+      }
+      ops.assign(func.operands(i).begin(), func.operands(i).end());
+      p_ops_defs.clear();
+      p_ops_uses.clear();
+      // Use operand indices, in use order (Reuse names uses by that order).
+      std::vector<int> use_at;
+      for (size_t o = 0; o < ops.size(); ++o) {
+        if (ops[o].IsUse()) use_at.push_back(static_cast<int>(o));
+      }
+      auto copy_use = [&](int o, const Operand& def_shape) {
+        Value v = ops[o].value();
+        Value t = func.NewValue(func.value_type(v));
+        p_ops_defs.push_back(def_shape.IsDef() ? def_shape : Operand::Def(t));
+        p_ops_defs.back().set_value(t);
+        p_ops_uses.push_back(Operand::Use(v));
+        ops[o].set_value(t);
+      };
+      for (size_t o = 0; o < ops.size(); ++o) {
+        if (ops[o].IsUse() && ops[o].constraint() == ConstraintKind::kFixed) {
+          copy_use(static_cast<int>(o), Operand::FixedDef(Value(), ops[o].fixed_reg()));
+          ++stats.fixed_uses;
+        }
+      }
+      for (const Operand& def : ops) {
+        if (!def.IsDef() || def.constraint() != ConstraintKind::kReuse) continue;
+        int k = def.reuse_index();
+        if (k < 0 || k >= static_cast<int>(use_at.size())) {
+          return absl::InvalidArgumentError(absl::StrCat("function %", func.name(), ", block", b.index(), " `",
+                                                         PrintInst(func, i, target), "`: reuse of use #", k,
+                                                         ", which does not exist"));
+        }
+        int o = use_at[k];
+        Value src = ops[o].value();
+        if (ops[o].constraint() == ConstraintKind::kFixed) continue;  // already a fresh copy
+        bool needed = live.IsLive(src);
+        for (size_t o2 = 0; o2 < ops.size() && !needed; ++o2) {
+          needed = static_cast<int>(o2) != o && ops[o2].IsUse() && ops[o2].value() == src;
+        }
+        if (!needed) continue;
+        copy_use(o, Operand());
+        ++stats.reuse_uses;
+      }
+      live.StepBack(func, i);
+      if (p_ops_defs.empty()) {
+        out.push_back(i);
+        continue;
+      }
+      func.SetOperands(i, ops);
+      std::vector<Operand> p_ops = p_ops_defs;
+      p_ops.insert(p_ops.end(), p_ops_uses.begin(), p_ops_uses.end());
+      InstData pd;
+      pd.opcode = Opcode::kParallelCopy;
+      Inst p = func.NewInst(pd, p_ops);
+      out.push_back(i);
+      out.push_back(p);
+      ++stats.copies;
+    }
+    func.block(b).insts.assign(out.rbegin(), out.rend());
+  }
+  return stats;
+}
+
+}  // namespace regalloc

@@ -1,0 +1,49 @@
+// The reload pass of the `ssa` allocator (Cretonne's reload.rs): after Spill has
+// chosen the spilled values, rewrite the function so that every operand that
+// needs a register names a value that will be in one, and every spilled value is
+// stored to its slot right after its definition.
+//
+//   absl::StatusOr<ReloadStats> s = InsertReloads(target, func, locs);
+//
+//  - A def of a spilled value by an instruction is written to a register and
+//    stored at once: `v5 = add v1, v2` becomes `v5 = add v1, v2; v5 = spill v5`
+//    (a move-like pair naming one value re-locates it: ssa/ir.h). The value keeps
+//    its id, so the interpreter still matches the original's trace.
+//  - A Reg use of a spilled value reads a new value reloaded just before the
+//    instruction (before its constraint copy, if it has one): `v9 = reload v5`.
+//    Several Reg uses of one value by one instruction share the reload.
+//  - Any (reg-optional) and Stack uses of a spilled value, constraint copies and
+//    branch arguments read the slot directly; spilled block parameters and
+//    branch arguments get the Any constraint (their moves are the allocator's
+//    own, lowered after allocation).
+//  - A Stack use of a value that is not spilled (an outgoing stack argument)
+//    reads a new value stored just before: `v10 = spill v3`, with its own slot.
+//  - A spilled entry parameter that arrives in a register is stored at the top of
+//    the entry block.
+//
+// Preconditions: Spill ran on `func` and `locs` is its result. New values get
+// their locations in `locs` (slots for the stack-argument copies; reloaded values
+// have none: the colorer gives them registers).
+#ifndef REGALLOC_SPILL_RELOAD_H_
+#define REGALLOC_SPILL_RELOAD_H_
+
+#include <cstdint>
+
+#include "absl/status/statusor.h"
+#include "ssa/ir.h"
+#include "ssa/value_locations.h"
+#include "targets/target.h"
+
+namespace regalloc {
+
+struct ReloadStats {
+  int reloads = 0;          // reload instructions inserted
+  int spills = 0;           // spill (store) instructions inserted
+  int64_t weighted_cost = 0;  // each weighted by 10^loop depth
+};
+
+absl::StatusOr<ReloadStats> InsertReloads(const Target& target, Function& func, ValueLocations& locs);
+
+}  // namespace regalloc
+
+#endif  // REGALLOC_SPILL_RELOAD_H_

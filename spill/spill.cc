@@ -1,0 +1,295 @@
+#include "spill/spill.h"
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+#include "liveness/live_ranges.h"
+#include "liveness/live_sets.h"
+#include "liveness/live_walker.h"
+#include "spill/demand.h"
+#include "ssa/cfg.h"
+#include "ssa/printer.h"
+#include "ssa/program_point.h"
+
+namespace regalloc {
+namespace {
+
+class Spiller {
+ public:
+  Spiller(const Target& target, Function& func, const VirtRegs& vregs, ValueLocations& locs,
+          const SpillOptions& options)
+      : t_(target), f_(func), vregs_(vregs), locs_(locs), options_(options), model_(target) {}
+
+  absl::StatusOr<SpillStats> Run();
+
+ private:
+  // Marks `v` and the rest of its virtual register spilled (slots come later).
+  void SpillVreg(Value v);
+  void MarkSpilled(Value v);
+  // Counts `v` in `through_` when it is live in a register.
+  void Count(Value v, int delta) {
+    int c = model_.ClassOf(f_, v);
+    if (c >= 0 && !spilled_[v.index()]) through_[c] += delta;
+  }
+  bool Eligible(Value v, const Overflow& o) const;
+  // The victim for `o` at point `p` (invalid when there is none).
+  Value Choose(const Overflow& o, ProgramPoint p) const;
+  // Spills until `through_ - defs_live` + needs fits outside `pinned`. `at` is
+  // the point (for the heuristics); `where` names the place in errors.
+  absl::Status Fit(const std::vector<int>& needs, const RegSet& pinned, ProgramPoint at,
+                   const std::function<std::string()>& where);
+  void ComputeDefPoints(const InstNumbering& num);
+
+  const Target& t_;
+  Function& f_;
+  const VirtRegs& vregs_;
+  ValueLocations& locs_;
+  const SpillOptions& options_;
+  DemandModel model_;
+  SpillStats stats_;
+
+  std::vector<uint8_t> spilled_;
+  std::vector<uint8_t> unspillable_;  // constraint copies' defs
+  std::vector<uint8_t> excluded_;     // operands of the instruction being fitted
+  std::vector<uint32_t> def_point_;
+  std::vector<int> through_;          // per class: live, in registers
+  std::vector<int> adjust_;           // per class: live defs of the current instruction
+  LiveWalker live_;
+  const UsePositions* uses_ = nullptr;
+};
+
+void Spiller::MarkSpilled(Value v) {
+  if (spilled_[v.index()]) return;
+  if (live_.IsLive(v)) Count(v, -1);
+  spilled_[v.index()] = 1;
+  locs_.Set(v, Location::Stack(StackSlot(0)));  // a placeholder: slots are made at the end
+  ++stats_.values_spilled;
+}
+
+void Spiller::SpillVreg(Value v) {
+  ++stats_.spill_decisions;
+  VirtReg r = vregs_.Get(v);
+  if (!r.IsValid()) {
+    MarkSpilled(v);
+    return;
+  }
+  for (Value m : vregs_.Members(r)) MarkSpilled(m);
+}
+
+bool Spiller::Eligible(Value v, const Overflow& o) const {
+  if (spilled_[v.index()] || unspillable_[v.index()] || excluded_[v.index()]) return false;
+  int c = model_.ClassOf(f_, v);
+  if (c < 0) return false;
+  if (o.cls >= 0) return c == o.cls;
+  return t_.Class(RegClass(c)).bank == o.bank;
+}
+
+Value Spiller::Choose(const Overflow& o, ProgramPoint p) const {
+  Value best;
+  uint64_t best_key = 0;
+  for (Value v : live_.values()) {
+    if (!Eligible(v, o)) continue;
+    uint64_t key;
+    if (options_.heuristic == SpillHeuristic::kFarthestDef) {
+      key = std::numeric_limits<uint32_t>::max() - def_point_[v.index()];
+    } else {
+      // Distance to the next use after p in layout order; none (a value used only
+      // around a back edge, or only earlier) counts as farthest.
+      absl::Span<const UsePosition> us = uses_->Of(v);
+      auto it = std::upper_bound(us.begin(), us.end(), p,
+                                 [](ProgramPoint x, const UsePosition& u) { return x < u.point; });
+      while (it != us.end() && it->is_def) ++it;
+      key = it == us.end() ? std::numeric_limits<uint64_t>::max() : it->point.bits() - p.bits();
+    }
+    // Ties: the lower value id, so results do not depend on set order.
+    if (!best.IsValid() || key > best_key || (key == best_key && v < best)) {
+      best = v;
+      best_key = key;
+    }
+  }
+  return best;
+}
+
+absl::Status Spiller::Fit(const std::vector<int>& needs, const RegSet& pinned, ProgramPoint at,
+                          const std::function<std::string()>& where) {
+  std::vector<int> through(through_.size());
+  while (true) {
+    for (size_t c = 0; c < through.size(); ++c) through[c] = through_[c] - adjust_[c];
+    std::optional<Overflow> over = model_.Check(through, needs, pinned);
+    if (!over.has_value()) return absl::OkStatus();
+    Value victim = Choose(*over, at);
+    if (!victim.IsValid()) {
+      std::string what = over->cls >= 0 ? absl::StrCat("class ", t_.Class(RegClass(over->cls)).name)
+                                        : absl::StrCat("bank ", t_.Bank(over->bank).name);
+      return absl::InvalidArgumentError(absl::StrCat(where(), ": over-constrained: its operands and the values it "
+                                                     "must keep alive do not fit the registers of ", what,
+                                                     " left by its fixed registers and clobbers"));
+    }
+    SpillVreg(victim);
+  }
+}
+
+void Spiller::ComputeDefPoints(const InstNumbering& num) {
+  def_point_.assign(f_.num_values(), 0);
+  for (Block b : f_.layout()) {
+    if (f_.block(b).insts.empty()) continue;
+    for (const Operand& p : f_.block(b).params) def_point_[p.value().index()] = num.BlockStart(b).bits();
+    for (Inst i : f_.block(b).insts) {
+      for (const Operand& op : f_.operands(i)) {
+        if (op.IsDef()) def_point_[op.value().index()] = num.Late(i).bits();
+      }
+    }
+  }
+}
+
+absl::StatusOr<SpillStats> Spiller::Run() {
+  if (f_.IsAllocated()) {
+    return absl::FailedPreconditionError(absl::StrCat("function %", f_.name(), ": spilling needs SSA form"));
+  }
+  {
+    LiveSets before(f_);
+    RA_ASSIGN_OR_RETURN(stats_.prepare, PrepareConstraints(f_, t_, before));
+  }
+  int n = f_.num_values();
+  for (int v = 0; v < n; ++v) {
+    if (f_.ValueExists(Value(v)) && model_.ClassOf(f_, Value(v)) < 0) {
+      return absl::InvalidArgumentError(absl::StrCat("function %", f_.name(), ": v", v, " has type ",
+                                                     TypeName(f_.value_type(Value(v))), ", for which ", t_.name(),
+                                                     " has no registers"));
+    }
+  }
+  LiveSets sets(f_);
+  InstNumbering num(f_);
+  ComputeDefPoints(num);
+  std::optional<ControlFlowGraph> cfg;
+  std::optional<DominatorTree> dom;
+  std::optional<LoopNest> loops;
+  std::optional<UsePositions> uses;
+  if (options_.heuristic == SpillHeuristic::kFarthestNextUse) {
+    cfg.emplace(f_);
+    dom.emplace(f_, *cfg);
+    loops.emplace(f_, *cfg, *dom);
+    uses.emplace(f_, num, *loops);
+    uses_ = &*uses;
+  }
+  spilled_.assign(n, 0);
+  unspillable_.assign(n, 0);
+  excluded_.assign(n, 0);
+  live_.Reset(n);
+  // Values defined on the stack, and the defs of constraint copies.
+  for (Block b : f_.layout()) {
+    for (const Operand& p : f_.block(b).params) {
+      if (p.constraint() == ConstraintKind::kStack) SpillVreg(p.value());
+    }
+    for (Inst i : f_.block(b).insts) {
+      bool copy = IsConstraintCopy(f_, i);
+      for (const Operand& op : f_.operands(i)) {
+        if (!op.IsDef()) continue;
+        if (copy) unspillable_[op.value().index()] = 1;
+        if (op.constraint() == ConstraintKind::kStack) SpillVreg(op.value());
+      }
+    }
+  }
+  stats_.spill_decisions = 0;
+
+  int nc = model_.num_classes();
+  through_.assign(nc, 0);
+  adjust_.assign(nc, 0);
+  std::vector<int> needs(nc, 0);
+  std::vector<Value> marked;
+  auto exclude = [&](Inst i) {
+    for (const Operand& op : f_.operands(i)) {
+      excluded_[op.value().index()] = 1;
+      marked.push_back(op.value());
+    }
+  };
+  for (Block b : f_.layout()) {
+    const std::vector<Inst>& insts = f_.block(b).insts;
+    if (insts.empty()) continue;
+    live_.StartBlock(sets.LiveOut(b));
+    std::fill(through_.begin(), through_.end(), 0);
+    for (Value v : live_.values()) Count(v, +1);
+    for (size_t k = insts.size(); k-- > 0;) {
+      Inst i = insts[k];
+      // A constraint copy is fitted with the instruction it serves: neither may
+      // lose the other's operands.
+      exclude(i);
+      if (IsConstraintCopy(f_, i) && k + 1 < insts.size()) exclude(insts[k + 1]);
+      std::fill(adjust_.begin(), adjust_.end(), 0);
+      for (const Operand& op : f_.operands(i)) {
+        if (!op.IsDef() || !live_.IsLive(op.value()) || spilled_[op.value().index()]) continue;
+        int c = model_.ClassOf(f_, op.value());
+        if (c >= 0) ++adjust_[c];
+      }
+      model_.Needs(f_, i, live_, locs_, needs);
+      RA_RETURN_IF_ERROR(Fit(needs, model_.Pinned(f_, i), num.Late(i), [&] {
+        return absl::StrCat("function %", f_.name(), ", block", b.index(), " `", PrintInst(f_, i, t_), "`");
+      }));
+      for (Value v : marked) excluded_[v.index()] = 0;
+      marked.clear();
+      // Step back over i.
+      absl::Span<const Operand> ops = f_.operands(i);
+      for (const Operand& op : ops) {
+        if (op.IsDef() && live_.Remove(op.value())) Count(op.value(), -1);
+      }
+      for (const Operand& op : ops) {
+        if (op.IsUse() && live_.Add(op.value())) Count(op.value(), +1);
+      }
+    }
+    // Block entry: live-in values and parameters; fixed parameters (the entry
+    // block's) sit in pinned registers, dead ones still take a register.
+    std::fill(adjust_.begin(), adjust_.end(), 0);
+    std::fill(needs.begin(), needs.end(), 0);
+    for (const Operand& p : f_.block(b).params) {
+      int c = model_.ClassOf(f_, p.value());
+      if (c < 0 || spilled_[p.value().index()] || p.constraint() == ConstraintKind::kStack) continue;
+      bool live = live_.IsLive(p.value());
+      if (p.constraint() == ConstraintKind::kFixed) {
+        adjust_[c] += live;
+      } else if (!live) {
+        ++needs[c];
+      }
+    }
+    RA_RETURN_IF_ERROR(Fit(needs, model_.PinnedParams(f_, b), num.BlockStart(b), [&] {
+      return absl::StrCat("function %", f_.name(), ", block", b.index(), " entry");
+    }));
+  }
+
+  // One slot per spilled virtual register (or lone value).
+  std::vector<StackSlot> vreg_slot(vregs_.num_vregs());
+  for (int v = 0; v < n; ++v) {
+    if (!spilled_[v]) continue;
+    Value val(v);
+    int size = TypeSize(f_.value_type(val));
+    VirtReg r = vregs_.Get(val);
+    StackSlot s;
+    if (r.IsValid()) {
+      if (!vreg_slot[r.index()].IsValid()) {
+        int max_size = 0;
+        for (Value m : vregs_.Members(r)) max_size = std::max(max_size, TypeSize(f_.value_type(m)));
+        vreg_slot[r.index()] = f_.NewStackSlot(max_size);
+        ++stats_.slots;
+      }
+      s = vreg_slot[r.index()];
+    } else {
+      s = f_.NewStackSlot(size);
+      ++stats_.slots;
+    }
+    locs_.Set(val, Location::Stack(s));
+  }
+  locs_.Resize(f_.num_values());
+  return stats_;
+}
+
+}  // namespace
+
+absl::StatusOr<SpillStats> Spill(const Target& target, Function& func, const VirtRegs& vregs, ValueLocations& locs,
+                                 const SpillOptions& options) {
+  locs = ValueLocations(func.num_values());
+  return Spiller(target, func, vregs, locs, options).Run();
+}
+
+}  // namespace regalloc
