@@ -76,6 +76,11 @@ class Colorer {
   std::optional<PReg> Pick(Value v, const UnitSet& busy, const RegSet& forbid, std::optional<PReg> hint,
                            bool pack = false) const;
   std::optional<PReg> HintFor(Value v) const;
+  // The first register a member of a virtual register gets becomes the others' hint.
+  void NoteVregReg(Value v, Location l) {
+    VirtReg vr = vregs_.Get(v);
+    if (l.IsReg() && vr.IsValid() && !vreg_reg_[vr.index()].IsValid()) vreg_reg_[vr.index()] = l.reg();
+  }
 
   std::string Where(Block b, Inst i) const {
     return absl::StrCat("function %", f_.name(), ", block", b.index(), " `", PrintInst(f_, i, t_), "`");
@@ -272,9 +277,8 @@ absl::Status Colorer::AssignParams(Block b) {
                                                   " (the spiller should have made room)"));
         }
         loc = Location::Reg(*r);
-        VirtReg vr = vregs_.Get(v);
-        if (vr.IsValid() && !vreg_reg_[vr.index()].IsValid()) vreg_reg_[vr.index()] = *r;
       }
+      NoteVregReg(v, loc);
       p.set_location(loc);
       Occupy(v, loc);
     }
@@ -540,9 +544,8 @@ absl::Status Colorer::AssignInst(Block b, Inst i, int k) {
       std::optional<PReg> r = Pick(v, busy_, forbid, hint);
       if (!r.has_value()) return Bug(b, i, absl::StrCat("no register for v", v.index()));
       l = Location::Reg(*r);
-      VirtReg vr = vregs_.Get(v);
-      if (vr.IsValid() && !vreg_reg_[vr.index()].IsValid()) vreg_reg_[vr.index()] = *r;
     }
+    NoteVregReg(v, l);
     op.set_location(l);
     return absl::OkStatus();
   };
