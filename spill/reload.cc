@@ -3,6 +3,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "liveness/live_sets.h"
+#include "liveness/live_walker.h"
+#include "spill/demand.h"
 #include "spill/prepare.h"
 #include "ssa/cfg.h"
 
@@ -13,6 +16,161 @@ int64_t LoopWeight(int depth) {
   int64_t w = 1;
   for (int d = 0; d < depth && d < 9; ++d) w *= 10;
   return w;
+}
+
+// The second step: a reload whose value an earlier reload in the same block
+// already brought into a register is dropped, and its use reads the earlier one,
+// when every instruction in between has a register of that class to spare (its
+// slack under the demand model: capacity outside its pinned registers minus what
+// it needs). Slack is computed once per block and charged as ranges grow.
+class ReloadReuse {
+ public:
+  ReloadReuse(const Target& t, Function& f, const ValueLocations& locs) : t_(t), f_(f), locs_(locs), model_(t) {}
+
+  void Run(const LoopNest& loops, ReloadStats& stats);
+
+ private:
+  void ComputeSlack(Block b, const LiveSets& sets);
+  bool Fits(int from, int to, int cls) const {
+    int bank = t_.Class(RegClass(cls)).bank, w = t_.Class(RegClass(cls)).pressure_weight;
+    for (int k = from; k < to; ++k) {
+      if (slack_[k * nc_ + cls] < 1 || bank_slack_[k * nb_ + bank] < w) return false;
+    }
+    return true;
+  }
+  void Charge(int from, int to, int cls) {
+    int bank = t_.Class(RegClass(cls)).bank, w = t_.Class(RegClass(cls)).pressure_weight;
+    for (int k = from; k < to; ++k) {
+      --slack_[k * nc_ + cls];
+      bank_slack_[k * nb_ + bank] -= w;
+    }
+  }
+  // Is `r` the source a Reuse def of `inst` takes the register of? Then it dies there.
+  bool IsReuseSource(Inst inst, Value r) const {
+    for (const Operand& op : f_.operands(inst)) {
+      if (!op.IsDef() || op.constraint() != ConstraintKind::kReuse) continue;
+      const Operand* src = f_.UseOperand(inst, op.reuse_index());
+      if (src != nullptr && src->value() == r) return true;
+    }
+    return false;
+  }
+
+  const Target& t_;
+  Function& f_;
+  const ValueLocations& locs_;
+  DemandModel model_;
+  int nc_ = 0, nb_ = 0;
+  std::vector<int> slack_, bank_slack_;
+  LiveWalker live_;
+};
+
+void ReloadReuse::ComputeSlack(Block b, const LiveSets& sets) {
+  const std::vector<Inst>& insts = f_.block(b).insts;
+  size_t m = insts.size();
+  slack_.assign(m * nc_, 0);
+  bank_slack_.assign(m * nb_, 0);
+  std::vector<int> through(nc_, 0), needs(nc_, 0), here(nc_, 0);
+  auto count = [&](Value v, int delta) {
+    int c = model_.ClassOf(f_, v);
+    if (c >= 0 && !locs_.IsSpilled(v)) through[c] += delta;
+  };
+  live_.StartBlock(sets.LiveOut(b));
+  for (Value v : live_.values()) count(v, +1);
+  for (size_t k = m; k-- > 0;) {
+    Inst i = insts[k];
+    here = through;
+    int def_index = 0;
+    for (const Operand& op : f_.operands(i)) {
+      if (!op.IsDef()) continue;
+      bool relocation = IsRelocation(f_, i, def_index++);
+      int c = model_.ClassOf(f_, op.value());
+      if (!relocation && c >= 0 && live_.IsLive(op.value()) && !locs_.IsSpilled(op.value())) --here[c];
+    }
+    model_.Needs(f_, i, live_, locs_, needs);
+    RegSet pinned = model_.Pinned(f_, i);
+    for (int bank = 0; bank < nb_; ++bank) bank_slack_[k * nb_ + bank] = 0;
+    std::vector<int> bank_cap(nb_, 0), bank_use(nb_, 0);
+    for (int c = 0; c < nc_; ++c) {
+      const RegClassInfo& info = t_.Class(RegClass(c));
+      int cap = model_.Capacity(c, pinned);
+      slack_[k * nc_ + c] = cap - here[c] - needs[c];
+      bank_cap[info.bank] = std::max(bank_cap[info.bank], info.pressure_weight * cap);
+      bank_use[info.bank] += info.pressure_weight * (here[c] + needs[c]);
+    }
+    for (int bank = 0; bank < nb_; ++bank) bank_slack_[k * nb_ + bank] = bank_cap[bank] - bank_use[bank];
+    def_index = 0;
+    for (const Operand& op : f_.operands(i)) {
+      if (op.IsDef() && !IsRelocation(f_, i, def_index++) && live_.Remove(op.value())) count(op.value(), -1);
+    }
+    for (const Operand& op : f_.operands(i)) {
+      if (op.IsUse() && live_.Add(op.value())) count(op.value(), +1);
+    }
+  }
+}
+
+void ReloadReuse::Run(const LoopNest& loops, ReloadStats& stats) {
+  nc_ = t_.num_classes();
+  nb_ = t_.num_banks();
+  LiveSets sets(f_);
+  live_.Reset(f_.num_values());
+  struct Loaded {
+    Value temp;
+    int last_use = -1;  // position of the instruction that reads it last
+  };
+  std::vector<Loaded> loaded(f_.num_values());
+  std::vector<Value> touched;
+  std::vector<Operand> ops;
+  for (Block b : f_.layout()) {
+    ComputeSlack(b, sets);
+    std::vector<Inst>& insts = f_.block(b).insts;
+    int m = static_cast<int>(insts.size());
+    std::vector<uint8_t> dropped(m, 0);
+    for (Value v : touched) loaded[v.index()] = Loaded();
+    touched.clear();
+    for (int k = 0; k < m; ++k) {
+      Inst i = insts[k];
+      if (f_.inst(i).opcode != Opcode::kReload) continue;
+      absl::Span<const Operand> rops = f_.operands(i);
+      Value r = rops[0].value(), v = rops[1].value();
+      if (r == v || !locs_.IsSpilled(v)) continue;
+      // The instruction the reload serves: the first after it that reads r.
+      int j = k + 1;
+      while (j < m) {
+        bool reads = false;
+        for (const Operand& op : f_.operands(insts[j])) reads |= op.IsUse() && op.value() == r;
+        if (reads) break;
+        ++j;
+      }
+      if (j == m) continue;
+      Loaded& prev = loaded[v.index()];
+      int c = model_.ClassOf(f_, v);
+      if (prev.temp.IsValid() && prev.last_use < k && !IsReuseSource(insts[prev.last_use], prev.temp) &&
+          Fits(prev.last_use, j, c)) {
+        Charge(prev.last_use, j, c);
+        ops.assign(f_.operands(insts[j]).begin(), f_.operands(insts[j]).end());
+        for (Operand& op : ops) {
+          if (op.IsUse() && op.value() == r) op.set_value(prev.temp);
+        }
+        f_.SetOperands(insts[j], ops);
+        dropped[k] = 1;
+        prev.last_use = j;
+        --stats.reloads;
+        ++stats.reuses;
+        int64_t w = 1;
+        for (int d = 0; d < loops.depth(b) && d < 9; ++d) w *= 10;
+        stats.weighted_cost -= w;
+        continue;
+      }
+      if (!prev.temp.IsValid()) touched.push_back(v);
+      prev = Loaded{r, j};
+    }
+    std::vector<Inst> kept;
+    kept.reserve(m);
+    for (int k = 0; k < m; ++k) {
+      if (!dropped[k]) kept.push_back(insts[k]);
+    }
+    insts = std::move(kept);
+  }
 }
 
 }  // namespace
@@ -111,6 +269,7 @@ absl::StatusOr<ReloadStats> InsertReloads(const Target& target, Function& func, 
     }
     func.block(b).insts = std::move(out);
   }
+  ReloadReuse(target, func, locs).Run(loops, stats);
   return stats;
 }
 

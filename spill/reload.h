@@ -11,7 +11,11 @@
 //    its id, so the interpreter still matches the original's trace.
 //  - A Reg use of a spilled value reads a new value reloaded just before the
 //    instruction (before its constraint copy, if it has one): `v9 = reload v5`.
-//    Several Reg uses of one value by one instruction share the reload.
+//    Several Reg uses of one value by one instruction share the reload, and a
+//    later use in the same block reads an earlier reload while every instruction
+//    in between has a register of the class to spare (its slack under the
+//    demand model of spill/demand.h, charged as the reloaded value's range grows),
+//    as Cretonne's reload pass reuses a reloaded register.
 //  - Any (reg-optional) and Stack uses of a spilled value, constraint copies and
 //    branch arguments read the slot directly; spilled block parameters and
 //    branch arguments get the Any constraint (their moves are the allocator's
@@ -38,6 +42,7 @@ namespace regalloc {
 
 struct ReloadStats {
   int reloads = 0;          // reload instructions inserted
+  int reuses = 0;           // uses that read an earlier reload in the same block instead
   int spills = 0;           // spill (store) instructions inserted
   int64_t weighted_cost = 0;  // each weighted by 10^loop depth
 };

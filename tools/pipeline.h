@@ -19,7 +19,7 @@
 namespace regalloc {
 
 // What runs when neither --phases nor --pipeline is given.
-inline constexpr char kDefaultPipeline[] = "stack";
+inline constexpr char kDefaultPipeline[] = "ssa";
 
 struct PipelineOptions {
   std::string target;                // empty: x86_64, or the dump's target

@@ -43,10 +43,12 @@ TEST(PipelineTest, DefaultJobOnTheCorpusForEveryTarget) {
     ASSERT_TRUE(r.summary.ok()) << r.summary.status();
     EXPECT_EQ(r.summary->failed, 0) << t << "\n" << r.err;
     EXPECT_EQ(r.summary->functions, 14);
-    EXPECT_THAT(r.out, HasSubstr("phases: legalize, stack_alloc, lower_params, check, interpret"));
+    EXPECT_THAT(r.out, HasSubstr("phases: legalize, liveness, coalesce, spill, reload, color, lower_params, check, "
+                                 "interpret"));
     EXPECT_THAT(r.out, HasSubstr("%sum_loop"));
     EXPECT_THAT(r.out, HasSubstr("total (14)"));
-    EXPECT_THAT(r.out, HasSubstr("function        stack_alloc.spills stack_alloc.reloads stack_alloc.weighted_cost"));
+    EXPECT_THAT(r.out, HasSubstr("spill.values_spilled"));
+    EXPECT_THAT(r.out, HasSubstr("check.weighted_cost"));
   }
 }
 
@@ -151,6 +153,36 @@ TEST(PipelineTest, CoalesceThenTheReferenceAllocatorStillChecks) {
   EXPECT_GT(vregs, 5u);
 }
 
+TEST(PipelineTest, TheSsaAllocatorStopsAfterSpillAndResumesFromTheDump) {
+  // The dump carries what spill computed (its stack slots per value, the virtual
+  // registers): reload and color continue from it on every target.
+  for (const char* t : {"x86_64", "aarch64", "armv7"}) {
+    PipelineOptions o;
+    o.target = t;
+    o.phases = {"legalize", "coalesce", "spill"};
+    o.generate = 5;
+    o.size = 300;
+    o.dump_after = "spill";
+    o.dump_dir = ::testing::TempDir();
+    RunResult first = Pipeline(o);
+    ASSERT_TRUE(first.summary.ok()) << first.summary.status();
+    ASSERT_EQ(first.summary->failed, 0) << first.err;
+    PipelineOptions o2;
+    o2.in = ::testing::TempDir() + "/after_spill.dump";
+    o2.phases = {"reload", "color", "lower_params"};
+    o2.stats = true;
+    RunResult second = Pipeline(o2);
+    ASSERT_TRUE(second.summary.ok()) << second.summary.status();
+    EXPECT_EQ(second.summary->failed, 0) << t << "\n" << second.err;
+    EXPECT_THAT(second.out, HasSubstr("phases: reload, color, lower_params, check"));
+    // Without the dump's record of spill, reload has nothing to start from.
+    PipelineOptions o3 = o2;
+    o3.in = Write("plain.ra", "function %f(i32) -> i32 {\nblock0(v0: i32):\n    ret v0\n}\n");
+    RunResult third = Pipeline(o3);
+    EXPECT_THAT(third.err, HasSubstr("phase 'reload' needs 'spilled'"));
+  }
+}
+
 TEST(PipelineTest, GeneratedFunctions) {
   PipelineOptions o;
   o.generate = 5;
@@ -168,11 +200,11 @@ TEST(PipelineTest, ConfigurationErrors) {
   PipelineOptions o;
   o.phases = {"verify", "frobnicate"};
   EXPECT_THAT(Pipeline(o).summary.status().message(),
-              HasSubstr("unknown phase 'frobnicate'; available phases: check, coalesce, interpret, legalize, liveness, "
-                        "lower_params, print, split_critical_edges, stack_alloc, verify"));
+              HasSubstr("unknown phase 'frobnicate'; available phases: check, coalesce, color, interpret, legalize, liveness, "
+                        "lower_params, print, reload, spill, spill_belady, split_critical_edges, stack_alloc, verify"));
   o = {};
   o.pipeline = "chaitin";
-  EXPECT_THAT(Pipeline(o).summary.status().message(), HasSubstr("unknown pipeline 'chaitin'; known pipelines: front, stack"));
+  EXPECT_THAT(Pipeline(o).summary.status().message(), HasSubstr("unknown pipeline 'chaitin'; known pipelines: front, ssa, stack"));
   o = {};
   o.target = "z80";
   EXPECT_THAT(Pipeline(o).summary.status().message(), HasSubstr("unknown target 'z80'"));
