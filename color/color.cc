@@ -18,12 +18,6 @@
 namespace regalloc {
 namespace {
 
-int64_t LoopWeight(int depth) {
-  int64_t w = 1;
-  for (int d = 0; d < depth && d < 9; ++d) w *= 10;
-  return w;
-}
-
 class Colorer {
  public:
   Colorer(const Target& t, Function& f, const VirtRegs& vregs, ValueLocations& locs)
@@ -622,7 +616,7 @@ absl::StatusOr<ColorStats> Colorer::Run() {
     }
   }
   for (Block b : dom.preorder()) {
-    weight_ = LoopWeight(loops.depth(b));
+    weight_ = loops.Weight(b);
     ComputeDying(b, sets);
     EnterBlock(b, sets);
     if (missing_home_.IsValid()) {
@@ -662,11 +656,7 @@ absl::StatusOr<ColorStats> Colorer::Run() {
   for (int v = 0; v < n; ++v) {
     if (!frozen_[v] && cur_[v].IsReg()) locs_.Set(Value(v), cur_[v]);
   }
-  RegSet saves;
-  for (PReg r : t_.abi().callee_saved) {
-    if (used_.Intersects(t_.Aliases(r))) saves.Insert(r);
-  }
-  f_.set_saved_regs(saves);
+  f_.set_saved_regs(t_.CalleeSavedTouched(used_));
   return stats_;
 }
 

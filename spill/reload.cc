@@ -12,12 +12,6 @@
 namespace regalloc {
 namespace {
 
-int64_t LoopWeight(int depth) {
-  int64_t w = 1;
-  for (int d = 0; d < depth && d < 9; ++d) w *= 10;
-  return w;
-}
-
 // The second step: a reload whose value an earlier reload in the same block
 // already brought into a register is dropped, and its use reads the earlier one,
 // when every instruction in between has a register of that class to spare (its
@@ -156,9 +150,7 @@ void ReloadReuse::Run(const LoopNest& loops, ReloadStats& stats) {
         prev.last_use = j;
         --stats.reloads;
         ++stats.reuses;
-        int64_t w = 1;
-        for (int d = 0; d < loops.depth(b) && d < 9; ++d) w *= 10;
-        stats.weighted_cost -= w;
+        stats.weighted_cost -= loops.Weight(b);
         continue;
       }
       if (!prev.temp.IsValid()) touched.push_back(v);
@@ -195,7 +187,7 @@ absl::StatusOr<ReloadStats> InsertReloads(const Target& target, Function& func, 
   std::vector<Operand> ops;
   std::vector<std::pair<Value, Value>> reloaded;  // (spilled value, its reload) for one instruction
   for (Block b : func.layout()) {
-    int64_t weight = LoopWeight(loops.depth(b));
+    int64_t weight = loops.Weight(b);
     std::vector<Inst> insts = func.block(b).insts;
     std::vector<Inst> out;
     out.reserve(insts.size() + insts.size() / 4);

@@ -14,6 +14,7 @@
 #define REGALLOC_SSA_CFG_H_
 
 #include <functional>
+#include <cstdint>
 #include <vector>
 
 #include "absl/types/span.h"
@@ -94,6 +95,13 @@ class LoopNest {
   int num_loops() const { return static_cast<int>(headers_.size()); }
   // Loop nesting depth: 0 outside every loop.
   int depth(Block b) const { return depth_[b.index()]; }
+  // The static execution-frequency estimate every cost in the project uses:
+  // 10^depth (capped at 10^9), as the weighted costs of the pipeline's stats.
+  int64_t Weight(Block b) const {
+    int64_t w = 1;
+    for (int d = 0; d < depth_[b.index()] && d < 9; ++d) w *= 10;
+    return w;
+  }
   // The innermost loop containing `b`, or -1.
   int innermost(Block b) const { return innermost_[b.index()]; }
   Block header(int loop) const { return headers_[loop]; }

@@ -83,4 +83,12 @@ absl::StatusOr<std::vector<ArgLocation>> Target::Assign(absl::Span<const Type> t
   return out;
 }
 
+RegSet Target::CalleeSavedTouched(const RegSet& used) const {
+  RegSet saves;
+  for (PReg r : abi_.callee_saved) {
+    if (used.Intersects(Aliases(r))) saves.Insert(r);
+  }
+  return saves;
+}
+
 }  // namespace regalloc

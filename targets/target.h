@@ -197,6 +197,9 @@ class Target {
 
   // Calling convention.
   const Abi& abi() const { return abi_; }
+  // The callee-saved registers that share a unit with `used`: what a frame must
+  // save and restore after its body used the registers of `used`.
+  RegSet CalleeSavedTouched(const RegSet& used) const;
   // Whether the target swaps two registers in one instruction (x86 xchg); the
   // parallel-copy resolver breaks cycles with it.
   bool has_swap() const { return has_swap_; }

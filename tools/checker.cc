@@ -330,8 +330,7 @@ AllocationCost MeasureAllocation(const Function& func) {
   DominatorTree dom(func, cfg);
   LoopNest loops(func, cfg, dom);
   for (Block b : func.layout()) {
-    int64_t weight = 1;
-    for (int d = 0; d < loops.depth(b) && d < 9; ++d) weight *= 10;
+    int64_t weight = loops.Weight(b);
     for (Inst i : func.block(b).insts) {
       const InstData& d = func.inst(i);
       if (!IsMoveLike(d.opcode)) continue;

@@ -52,7 +52,6 @@ class StackAllocator {
   std::vector<StackSlot> home_;
   RegSet used_;
   StackAllocStats stats_;
-  int depth_ = 0;
   int64_t weight_ = 1;
 };
 
@@ -171,20 +170,14 @@ absl::StatusOr<StackAllocStats> StackAllocator::Run() {
   DominatorTree dom(f_, cfg);
   LoopNest loops(f_, cfg, dom);
   for (Block b : f_.layout()) {
-    depth_ = loops.depth(b);
-    weight_ = 1;
-    for (int d = 0; d < depth_ && d < 9; ++d) weight_ *= 10;
+    weight_ = loops.Weight(b);
     std::vector<Inst> out;
     RA_RETURN_IF_ERROR(AssignParams(b, out));
     std::vector<Inst> insts = f_.block(b).insts;
     for (Inst i : insts) RA_RETURN_IF_ERROR(AssignInst(b, i, out));
     f_.block(b).insts = std::move(out);
   }
-  RegSet saves;
-  for (PReg r : t_.abi().callee_saved) {
-    if (used_.Intersects(t_.Aliases(r))) saves.Insert(r);
-  }
-  f_.set_saved_regs(saves);
+  f_.set_saved_regs(t_.CalleeSavedTouched(used_));
   return stats_;
 }
 
