@@ -20,8 +20,8 @@ namespace {
 
 class Colorer {
  public:
-  Colorer(const Target& t, Function& f, const VirtRegs& vregs, ValueLocations& locs)
-      : t_(t), f_(f), vregs_(vregs), locs_(locs), model_(t) {}
+  Colorer(const Target& t, Function& f, const VirtRegs& vregs, const LiveSets& sets, ValueLocations& locs)
+      : t_(t), f_(f), vregs_(vregs), sets_(sets), locs_(locs), model_(t) {}
   absl::StatusOr<ColorStats> Run();
 
  private:
@@ -104,6 +104,7 @@ class Colorer {
   const Target& t_;
   Function& f_;
   const VirtRegs& vregs_;
+  const LiveSets& sets_;
   ValueLocations& locs_;
   DemandModel model_;
   ColorStats stats_;
@@ -600,7 +601,7 @@ absl::StatusOr<ColorStats> Colorer::Run() {
                                                      " is unreachable; remove it before coloring"));
     }
   }
-  LiveSets sets(f_);
+  const LiveSets& sets = sets_;
   ComputeAvoidAndHints(sets);
   owner_.assign(t_.num_units(), Value());
   cur_.assign(n, Location());
@@ -662,8 +663,17 @@ absl::StatusOr<ColorStats> Colorer::Run() {
 
 }  // namespace
 
+absl::StatusOr<ColorStats> Color(const Target& target, Function& func, const VirtRegs& vregs, const LiveSets& sets,
+                                 ValueLocations& locs) {
+  return Colorer(target, func, vregs, sets, locs).Run();
+}
+
 absl::StatusOr<ColorStats> Color(const Target& target, Function& func, const VirtRegs& vregs, ValueLocations& locs) {
-  return Colorer(target, func, vregs, locs).Run();
+  if (func.IsAllocated()) {
+    return absl::FailedPreconditionError(absl::StrCat("function %", func.name(), ": coloring needs SSA form"));
+  }
+  LiveSets sets(func);
+  return Color(target, func, vregs, sets, locs);
 }
 
 }  // namespace regalloc

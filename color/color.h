@@ -44,6 +44,7 @@
 
 #include "absl/status/statusor.h"
 #include "coalesce/coalesce.h"
+#include "liveness/live_sets.h"
 #include "ssa/ir.h"
 #include "ssa/value_locations.h"
 #include "targets/target.h"
@@ -61,6 +62,9 @@ struct ColorStats {
 };
 
 absl::StatusOr<ColorStats> Color(const Target& target, Function& func, const VirtRegs& vregs, ValueLocations& locs);
+// The same with the live sets computed before Spill (see spill/spill.h).
+absl::StatusOr<ColorStats> Color(const Target& target, Function& func, const VirtRegs& vregs, const LiveSets& sets,
+                                 ValueLocations& locs);
 
 }  // namespace regalloc
 

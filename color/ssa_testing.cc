@@ -113,15 +113,17 @@ absl::StatusOr<SsaRun> AllocateSsaAndCheck(Function& func, const Target& target,
   RA_RETURN_IF_ERROR(InPhase("coalesce", coalesced.status()));
   run.coalesce = *coalesced;
   run.vregs = vregs;
-  absl::StatusOr<SpillStats> spilled = Spill(target, func, vregs, locs, options.spill);
+  // One liveness computation serves spill, reload and color (spill/spill.h).
+  LiveSets sets(func);
+  absl::StatusOr<SpillStats> spilled = Spill(target, func, vregs, sets, locs, options.spill);
   RA_RETURN_IF_ERROR(InPhase("spill", spilled.status()));
   run.spill = *spilled;
   run.spilled = locs;
-  absl::StatusOr<ReloadStats> reloaded = InsertReloads(target, func, locs);
+  absl::StatusOr<ReloadStats> reloaded = InsertReloads(target, func, sets, locs);
   RA_RETURN_IF_ERROR(InPhase("reload", reloaded.status()));
   run.reload = *reloaded;
   RA_RETURN_IF_ERROR(InPhase("pressure", CheckRegisterPressure(func, target, locs)));
-  absl::StatusOr<ColorStats> colored = Color(target, func, vregs, locs);
+  absl::StatusOr<ColorStats> colored = Color(target, func, vregs, sets, locs);
   RA_RETURN_IF_ERROR(InPhase("color", colored.status()));
   run.color = *colored;
   absl::StatusOr<LowerParamsStats> lowered = LowerBlockParams(func, target);

@@ -12,10 +12,11 @@ DemandModel::DemandModel(const Target& target) : target_(target) {
   for (int c = 0; c < target.num_classes(); ++c) {
     weights_.push_back(target.Class(RegClass(c)).pressure_weight);
     banks_.push_back(target.Class(RegClass(c)).bank);
+    full_capacity_.push_back(target.Class(RegClass(c)).members.Count());
   }
 }
 
-int DemandModel::Capacity(int cls, const RegSet& pinned) const {
+int DemandModel::CapacityOutside(int cls, const RegSet& pinned) const {
   RegSet free = target_.Class(RegClass(cls)).members;
   free.Subtract(pinned);
   return free.Count();

@@ -59,7 +59,9 @@ class DemandModel {
 
   // Registers of class `cls` overlapping no register of `pinned` (which holds
   // every alias of what it pins, see Pinned).
-  int Capacity(int cls, const RegSet& pinned) const;
+  int Capacity(int cls, const RegSet& pinned) const {
+    return pinned.Empty() ? full_capacity_[cls] : CapacityOutside(cls, pinned);
+  }
   // Clobbers and Fixed operand registers of `inst`, closed under aliasing.
   RegSet Pinned(const Function& func, Inst inst) const;
   // The Fixed registers of the entry block's parameters, closed under aliasing.
@@ -76,9 +78,12 @@ class DemandModel {
                                 const RegSet& pinned) const;
 
  private:
+  int CapacityOutside(int cls, const RegSet& pinned) const;
+
   const Target& target_;
   int class_of_[kNumTypes];
   std::vector<int> weights_, banks_;
+  std::vector<int> full_capacity_;  // per class, nothing pinned
   // Scratch for Needs, reused.
   mutable std::vector<Value> seen_early_, seen_late_;
   mutable std::vector<int> early_, late_;

@@ -26,6 +26,7 @@ absl::StatusOr<PrepareStats> PrepareConstraints(Function& func, const Target& ta
   LiveWalker live;
   live.Reset(func.num_values());
   std::vector<Operand> ops, p_ops_defs, p_ops_uses;
+  std::vector<int> use_at;  // use operand indices, in use order (Reuse names uses by it)
   for (Block b : func.layout()) {
     live.StartBlock(sets.LiveOut(b));
     std::vector<Inst> insts = func.block(b).insts;
@@ -44,8 +45,7 @@ absl::StatusOr<PrepareStats> PrepareConstraints(Function& func, const Target& ta
       ops.assign(func.operands(i).begin(), func.operands(i).end());
       p_ops_defs.clear();
       p_ops_uses.clear();
-      // Use operand indices, in use order (Reuse names uses by that order).
-      std::vector<int> use_at;
+      use_at.clear();
       for (size_t o = 0; o < ops.size(); ++o) {
         if (ops[o].IsUse()) use_at.push_back(static_cast<int>(o));
       }

@@ -21,7 +21,7 @@ class ReloadReuse {
  public:
   ReloadReuse(const Target& t, Function& f, const ValueLocations& locs) : t_(t), f_(f), locs_(locs), model_(t) {}
 
-  void Run(const LoopNest& loops, ReloadStats& stats);
+  void Run(const LoopNest& loops, const LiveSets& sets, ReloadStats& stats);
 
  private:
   void ComputeSlack(Block b, const LiveSets& sets);
@@ -102,10 +102,9 @@ void ReloadReuse::ComputeSlack(Block b, const LiveSets& sets) {
   }
 }
 
-void ReloadReuse::Run(const LoopNest& loops, ReloadStats& stats) {
+void ReloadReuse::Run(const LoopNest& loops, const LiveSets& sets, ReloadStats& stats) {
   nc_ = t_.num_classes();
   nb_ = t_.num_banks();
-  LiveSets sets(f_);
   live_.Reset(f_.num_values());
   struct Loaded {
     Value temp;
@@ -168,6 +167,15 @@ void ReloadReuse::Run(const LoopNest& loops, ReloadStats& stats) {
 }  // namespace
 
 absl::StatusOr<ReloadStats> InsertReloads(const Target& target, Function& func, ValueLocations& locs) {
+  if (func.IsAllocated()) {
+    return absl::FailedPreconditionError(absl::StrCat("function %", func.name(), ": reload needs SSA form"));
+  }
+  LiveSets sets(func);
+  return InsertReloads(target, func, sets, locs);
+}
+
+absl::StatusOr<ReloadStats> InsertReloads(const Target& target, Function& func, const LiveSets& sets,
+                                          ValueLocations& locs) {
   ReloadStats stats;
   if (func.IsAllocated()) {
     return absl::FailedPreconditionError(absl::StrCat("function %", func.name(), ": reload needs SSA form"));
@@ -261,7 +269,7 @@ absl::StatusOr<ReloadStats> InsertReloads(const Target& target, Function& func, 
     }
     func.block(b).insts = std::move(out);
   }
-  ReloadReuse(target, func, locs).Run(loops, stats);
+  ReloadReuse(target, func, locs).Run(loops, sets, stats);
   return stats;
 }
 

@@ -34,6 +34,7 @@
 #include <cstdint>
 
 #include "absl/status/statusor.h"
+#include "liveness/live_sets.h"
 #include "ssa/ir.h"
 #include "ssa/value_locations.h"
 #include "targets/target.h"
@@ -48,6 +49,9 @@ struct ReloadStats {
 };
 
 absl::StatusOr<ReloadStats> InsertReloads(const Target& target, Function& func, ValueLocations& locs);
+// The same with the live sets computed before Spill (see spill/spill.h).
+absl::StatusOr<ReloadStats> InsertReloads(const Target& target, Function& func, const LiveSets& sets,
+                                          ValueLocations& locs);
 
 }  // namespace regalloc
 

@@ -19,9 +19,9 @@ namespace {
 
 class Spiller {
  public:
-  Spiller(const Target& target, Function& func, const VirtRegs& vregs, ValueLocations& locs,
+  Spiller(const Target& target, Function& func, const VirtRegs& vregs, const LiveSets& sets, ValueLocations& locs,
           const SpillOptions& options)
-      : t_(target), f_(func), vregs_(vregs), locs_(locs), options_(options), model_(target) {}
+      : t_(target), f_(func), vregs_(vregs), sets_(sets), locs_(locs), options_(options), model_(target) {}
 
   absl::StatusOr<SpillStats> Run();
 
@@ -39,13 +39,14 @@ class Spiller {
   Value Choose(const Overflow& o, ProgramPoint p) const;
   // Spills until `through_ - defs_live` + needs fits outside `pinned`. `at` is
   // the point (for the heuristics); `where` names the place in errors.
-  absl::Status Fit(const std::vector<int>& needs, const RegSet& pinned, ProgramPoint at,
-                   const std::function<std::string()>& where);
+  template <typename Where>
+  absl::Status Fit(const std::vector<int>& needs, const RegSet& pinned, ProgramPoint at, const Where& where);
   void ComputeDefPoints(const InstNumbering& num);
 
   const Target& t_;
   Function& f_;
   const VirtRegs& vregs_;
+  const LiveSets& sets_;
   ValueLocations& locs_;
   const SpillOptions& options_;
   DemandModel model_;
@@ -57,6 +58,7 @@ class Spiller {
   std::vector<uint32_t> def_point_;
   std::vector<int> through_;          // per class: live, in registers
   std::vector<int> adjust_;           // per class: live defs of the current instruction
+  std::vector<int> scratch_through_;
   LiveWalker live_;
   const UsePositions* uses_ = nullptr;
 };
@@ -113,9 +115,10 @@ Value Spiller::Choose(const Overflow& o, ProgramPoint p) const {
   return best;
 }
 
-absl::Status Spiller::Fit(const std::vector<int>& needs, const RegSet& pinned, ProgramPoint at,
-                          const std::function<std::string()>& where) {
-  std::vector<int> through(through_.size());
+template <typename Where>
+absl::Status Spiller::Fit(const std::vector<int>& needs, const RegSet& pinned, ProgramPoint at, const Where& where) {
+  std::vector<int>& through = scratch_through_;
+  through.resize(through_.size());
   while (true) {
     for (size_t c = 0; c < through.size(); ++c) through[c] = through_[c] - adjust_[c];
     std::optional<Overflow> over = model_.Check(through, needs, pinned);
@@ -149,10 +152,10 @@ absl::StatusOr<SpillStats> Spiller::Run() {
   if (f_.IsAllocated()) {
     return absl::FailedPreconditionError(absl::StrCat("function %", f_.name(), ": spilling needs SSA form"));
   }
-  {
-    LiveSets before(f_);
-    RA_ASSIGN_OR_RETURN(stats_.prepare, PrepareConstraints(f_, t_, before));
-  }
+  // Constraint copies define values local to their blocks: the live-in and
+  // live-out sets stay exact, so one computation serves both steps.
+  const LiveSets& sets = sets_;
+  RA_ASSIGN_OR_RETURN(stats_.prepare, PrepareConstraints(f_, t_, sets));
   int n = f_.num_values();
   for (int v = 0; v < n; ++v) {
     if (f_.ValueExists(Value(v)) && model_.ClassOf(f_, Value(v)) < 0) {
@@ -161,7 +164,6 @@ absl::StatusOr<SpillStats> Spiller::Run() {
                                                      " has no registers"));
     }
   }
-  LiveSets sets(f_);
   InstNumbering num(f_);
   ComputeDefPoints(num);
   std::optional<ControlFlowGraph> cfg;
@@ -286,10 +288,19 @@ absl::StatusOr<SpillStats> Spiller::Run() {
 
 }  // namespace
 
+absl::StatusOr<SpillStats> Spill(const Target& target, Function& func, const VirtRegs& vregs, const LiveSets& sets,
+                                 ValueLocations& locs, const SpillOptions& options) {
+  locs = ValueLocations(func.num_values());
+  return Spiller(target, func, vregs, sets, locs, options).Run();
+}
+
 absl::StatusOr<SpillStats> Spill(const Target& target, Function& func, const VirtRegs& vregs, ValueLocations& locs,
                                  const SpillOptions& options) {
-  locs = ValueLocations(func.num_values());
-  return Spiller(target, func, vregs, locs, options).Run();
+  if (func.IsAllocated()) {
+    return absl::FailedPreconditionError(absl::StrCat("function %", func.name(), ": spilling needs SSA form"));
+  }
+  LiveSets sets(func);
+  return Spill(target, func, vregs, sets, locs, options);
 }
 
 }  // namespace regalloc

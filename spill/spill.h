@@ -37,6 +37,7 @@
 
 #include "absl/status/statusor.h"
 #include "coalesce/coalesce.h"
+#include "liveness/live_sets.h"
 #include "spill/prepare.h"
 #include "ssa/ir.h"
 #include "ssa/value_locations.h"
@@ -62,6 +63,12 @@ struct SpillStats {
 
 absl::StatusOr<SpillStats> Spill(const Target& target, Function& func, const VirtRegs& vregs, ValueLocations& locs,
                                  const SpillOptions& options = SpillOptions());
+
+// The same with the live sets of `func` as it is now (after Coalesce). Spill and
+// InsertReloads add only values local to one block, so these sets stay exact for
+// both and for Color: compute them once and pass them along.
+absl::StatusOr<SpillStats> Spill(const Target& target, Function& func, const VirtRegs& vregs, const LiveSets& sets,
+                                 ValueLocations& locs, const SpillOptions& options = SpillOptions());
 
 }  // namespace regalloc
 

@@ -1,0 +1,80 @@
+// Coloring of generated functions of 1k to 1M instructions after coalescing,
+// spilling and reloading, and the whole `ssa` allocator (coalesce, spill, reload,
+// color, lower block parameters). Items are instructions of the input.
+//   ./bazelw run -c opt //color:color_benchmark
+#include <map>
+#include <utility>
+
+#include "benchmark/benchmark.h"
+#include "coalesce/coalesce.h"
+#include "color/color.h"
+#include "spill/reload.h"
+#include "spill/spill.h"
+#include "ssa/lower_params.h"
+#include "tools/benchmark_functions.h"
+
+namespace regalloc {
+namespace {
+
+const Target& X86() { return *TargetByName("x86_64").value(); }
+
+struct Prepared {
+  Function func;
+  VirtRegs vregs;
+  ValueLocations locs;
+  int input_insts = 0;
+};
+
+// The benchmark function after Coalesce, Spill and InsertReloads, once per size.
+const Prepared& ReloadedFunction(int insts) {
+  static auto* cache = new std::map<int, Prepared>();
+  auto it = cache->find(insts);
+  if (it != cache->end()) return it->second;
+  Prepared p{BenchmarkFunction(insts, X86()), VirtRegs(), ValueLocations(), 0};
+  p.input_insts = p.func.CountInstsInLayout();
+  (void)Coalesce(p.func, p.vregs).value();
+  (void)Spill(X86(), p.func, p.vregs, p.locs).value();
+  (void)InsertReloads(X86(), p.func, p.locs).value();
+  return cache->emplace(insts, std::move(p)).first->second;
+}
+
+void BM_Color(benchmark::State& state) {
+  const Prepared& in = ReloadedFunction(static_cast<int>(state.range(0)));
+  ColorStats last;
+  for (auto _ : state) {
+    state.PauseTiming();
+    Function copy = in.func;
+    ValueLocations locs = in.locs;
+    state.ResumeTiming();
+    last = Color(X86(), copy, in.vregs, locs).value();
+    benchmark::DoNotOptimize(copy);
+  }
+  state.SetItemsProcessed(state.iterations() * in.input_insts);
+  state.counters["moves"] = last.moves;
+  state.counters["relocations"] = last.relocations;
+}
+BENCHMARK(BM_Color)->RangeMultiplier(10)->Range(1000, 1000000)->Unit(benchmark::kMillisecond);
+
+void BM_SsaAllocator(benchmark::State& state) {
+  const Function& f = BenchmarkFunction(static_cast<int>(state.range(0)), X86());
+  int insts = f.CountInstsInLayout();
+  for (auto _ : state) {
+    state.PauseTiming();
+    Function copy = f;
+    state.ResumeTiming();
+    VirtRegs vregs;
+    ValueLocations locs;
+    (void)Coalesce(copy, vregs).value();
+    LiveSets sets(copy);
+    (void)Spill(X86(), copy, vregs, sets, locs).value();
+    (void)InsertReloads(X86(), copy, sets, locs).value();
+    (void)Color(X86(), copy, vregs, sets, locs).value();
+    (void)LowerBlockParams(copy, X86()).value();
+    benchmark::DoNotOptimize(copy);
+  }
+  state.SetItemsProcessed(state.iterations() * insts);
+}
+BENCHMARK(BM_SsaAllocator)->RangeMultiplier(10)->Range(1000, 1000000)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace regalloc
