@@ -194,6 +194,7 @@ absl::StatusOr<ReloadStats> InsertReloads(const Target& target, Function& func, 
   };
   std::vector<Operand> ops;
   std::vector<std::pair<Value, Value>> reloaded;  // (spilled value, its reload) for one instruction
+  std::vector<Value> stores;
   for (Block b : func.layout()) {
     int64_t weight = loops.Weight(b);
     std::vector<Inst> insts = func.block(b).insts;
@@ -216,12 +217,13 @@ absl::StatusOr<ReloadStats> InsertReloads(const Target& target, Function& func, 
         copy = i;
         i = insts[++k];
       }
-      const InstData& d = func.inst(i);
+      // A copy: emitting reloads and stores grows the instruction table.
+      const Opcode opcode = func.inst(i).opcode;
       ops.assign(func.operands(i).begin(), func.operands(i).end());
       bool changed = false;
       reloaded.clear();
-      if (!IsMoveLike(d.opcode)) {
-        bool branch = IsBranch(d.opcode);
+      if (!IsMoveLike(opcode)) {
+        bool branch = IsBranch(opcode);
         for (Operand& op : ops) {
           if (!op.IsUse()) continue;
           Value v = op.value();
@@ -260,12 +262,15 @@ absl::StatusOr<ReloadStats> InsertReloads(const Target& target, Function& func, 
       if (changed) func.SetOperands(i, ops);
       if (copy.IsValid()) out.push_back(copy);
       out.push_back(i);
-      if (IsMoveLike(d.opcode)) continue;
+      if (IsMoveLike(opcode)) continue;
+      // Collected first: emitting grows the operand pool under the span.
+      stores.clear();
       for (const Operand& op : func.operands(i)) {
         if (op.IsDef() && locs.IsSpilled(op.value()) && op.constraint() != ConstraintKind::kStack) {
-          emit(Opcode::kSpill, op.value(), op.value(), out, weight);
+          stores.push_back(op.value());
         }
       }
+      for (Value v : stores) emit(Opcode::kSpill, v, v, out, weight);
     }
     func.block(b).insts = std::move(out);
   }
