@@ -30,13 +30,13 @@ void RegisterFoundationPhases(PhaseRegistry& r) {
   r.Register(Phase{"legalize", "attach the target's operand constraints (ABI, two-address, fixed registers)",
                    {}, {"legal"}, {},
                    [](PhaseContext& c) { return Legalize(c.state.function, c.target); }});
-  r.Register(Phase{"split_critical_edges", "split every critical edge with a new block", {}, {"no_critical_edges"}, {},
+  r.Register(Phase{"split_critical_edges", "split every critical edge with a new block", {}, {"no_critical_edges"}, {"liveness"},
                    [](PhaseContext& c) {
                      c.stat("edges_split", SplitCriticalEdges(c.state.function));
                      return absl::OkStatus();
                    }});
   r.Register(Phase{"lower_params", "turn block parameters into moves on incoming edges (parallel copies)",
-                   {"locations"}, {"lowered", "no_critical_edges"}, {},
+                   {"locations"}, {"lowered", "no_critical_edges"}, {"liveness"},
                    [](PhaseContext& c) -> absl::Status {
                      RA_ASSIGN_OR_RETURN(LowerParamsStats s, LowerBlockParams(c.state.function, c.target));
                      c.stat("moves", s.moves);
@@ -115,7 +115,7 @@ ValueLocations LocationsOf(const DumpedFunction& state) {
 // The `ssa` allocator (issue 6): coalesce, spill, reload, color.
 void RegisterSsaPhases(PhaseRegistry& r) {
   r.Register(Phase{"coalesce", "CSSA virtual registers: parameters and their arguments, interference-free (coalesce/)",
-                   {}, {"virtual_registers", "no_critical_edges"}, {},
+                   {}, {"virtual_registers", "no_critical_edges"}, {"liveness"},
                    [](PhaseContext& c) -> absl::Status {
                      VirtRegs vregs;
                      RA_ASSIGN_OR_RETURN(CoalesceStats s, Coalesce(c.state.function, vregs));
@@ -132,7 +132,7 @@ void RegisterSsaPhases(PhaseRegistry& r) {
                      return absl::OkStatus();
                    }});
   auto spill_phase = [](std::string name, SpillHeuristic heuristic, std::string description) {
-    return Phase{std::move(name), std::move(description), {"virtual_registers"}, {"spilled"}, {},
+    return Phase{std::move(name), std::move(description), {"virtual_registers"}, {"spilled"}, {"liveness"},
                  [heuristic](PhaseContext& c) -> absl::Status {
                    VirtRegs vregs = VirtRegsOf(c.state);
                    ValueLocations locs;
@@ -151,7 +151,7 @@ void RegisterSsaPhases(PhaseRegistry& r) {
   r.Register(spill_phase("spill_belady", SpillHeuristic::kFarthestNextUse,
                          "spilling by farthest next use instead (Belady; Braun & Hack 2009) (spill/)"));
   r.Register(Phase{"reload", "reloads before register uses of spilled values, stores after their defs (spill/)",
-                   {"spilled"}, {"reloaded"}, {},
+                   {"spilled"}, {"reloaded"}, {"liveness"},
                    [](PhaseContext& c) -> absl::Status {
                      ValueLocations locs = LocationsOf(c.state);
                      RA_ASSIGN_OR_RETURN(ReloadStats s, InsertReloads(c.target, c.state.function, locs));
@@ -162,7 +162,7 @@ void RegisterSsaPhases(PhaseRegistry& r) {
                      return absl::OkStatus();
                    }});
   r.Register(Phase{"color", "dominator-order coloring with operand constraints; never spills (color/)",
-                   {"reloaded"}, {"locations"}, {},
+                   {"reloaded"}, {"locations"}, {"liveness"},
                    [](PhaseContext& c) -> absl::Status {
                      VirtRegs vregs = VirtRegsOf(c.state);
                      ValueLocations locs = LocationsOf(c.state);
@@ -176,11 +176,14 @@ void RegisterSsaPhases(PhaseRegistry& r) {
                    }});
   r.RegisterPipeline("ssa", {"legalize", "liveness", "coalesce", "spill", "reload", "color", "lower_params", "check",
                              "interpret"});
+  // The same with Belady's heuristic instead of farthest-def, to compare.
+  r.RegisterPipeline("ssa_belady", {"legalize", "liveness", "coalesce", "spill_belady", "reload", "color",
+                                    "lower_params", "check", "interpret"});
 }
 
 // The correctness harness and the reference allocator (tools/).
 void RegisterHarnessPhases(PhaseRegistry& r) {
-  r.Register(Phase{"stack_alloc", "reference allocator: every value in its own stack slot", {"legal"}, {"locations"}, {},
+  r.Register(Phase{"stack_alloc", "reference allocator: every value in its own stack slot", {"legal"}, {"locations"}, {"liveness"},
                    [](PhaseContext& c) -> absl::Status {
                      RA_ASSIGN_OR_RETURN(StackAllocStats s, AllocateOnStack(c.state.function, c.target));
                      c.stat("spills", s.spills);

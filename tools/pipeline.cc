@@ -174,6 +174,9 @@ absl::StatusOr<PipelineSummary> RunPipeline(const PipelineOptions& o, std::ostre
         break;
       }
       state.phases_run.push_back(p->name);
+      // A phase that changes the function makes a recorded liveness stale (a
+      // dump with it would not load): drop the record.
+      if (std::count(p->invalidates.begin(), p->invalidates.end(), "liveness")) state.liveness = LivenessRecord();
       if (!dumped && p->name == o.dump_after) {
         snapshots.push_back(state);
         dumped = true;

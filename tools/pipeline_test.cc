@@ -159,7 +159,7 @@ TEST(PipelineTest, TheSsaAllocatorStopsAfterSpillAndResumesFromTheDump) {
   for (const char* t : {"x86_64", "aarch64", "armv7"}) {
     PipelineOptions o;
     o.target = t;
-    o.phases = {"legalize", "coalesce", "spill"};
+    o.phases = {"legalize", "liveness", "coalesce", "spill"};
     o.generate = 5;
     o.size = 300;
     o.dump_after = "spill";
@@ -204,7 +204,7 @@ TEST(PipelineTest, ConfigurationErrors) {
                         "lower_params, print, reload, spill, spill_belady, split_critical_edges, stack_alloc, verify"));
   o = {};
   o.pipeline = "chaitin";
-  EXPECT_THAT(Pipeline(o).summary.status().message(), HasSubstr("unknown pipeline 'chaitin'; known pipelines: front, ssa, stack"));
+  EXPECT_THAT(Pipeline(o).summary.status().message(), HasSubstr("unknown pipeline 'chaitin'; known pipelines: front, ssa, ssa_belady, stack"));
   o = {};
   o.target = "z80";
   EXPECT_THAT(Pipeline(o).summary.status().message(), HasSubstr("unknown target 'z80'"));
