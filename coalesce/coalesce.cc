@@ -30,12 +30,23 @@ namespace {
 // One round: the analyses of the function as it is now, and the union-find.
 class Round {
  public:
-  // `sets` and `ranges` are recomputed here, reusing their buffers across rounds.
-  Round(const Function& f, LiveSets& sets, LiveRanges& ranges)
+  // `sets` stay exact across rounds: the copies a round inserts define values
+  // local to one block (an argument copy lives before its branch, an isolated
+  // parameter's copy at the top of its block), so no live-in or live-out set
+  // changes. `ranges` are recomputed (positions move), reusing their buffers.
+  Round(const Function& f, const LiveSets& sets, LiveRanges& ranges)
       : f_(f), cfg_(f), dom_(f, cfg_), num_(f), sets_(sets), ranges_(ranges),
-        preorder_(f.num_blocks(), 0), parent_(f.num_values()), members_(f.num_values()) {
-    sets_.Compute(f);
+        preorder_(f.num_blocks(), 0), parent_(f.num_values()), members_(f.num_values()),
+        def_block_(f.num_values()) {
     ranges_.Compute(f, sets_, num_);
+    for (Block b : f.layout()) {
+      for (const Operand& p : f.block(b).params) def_block_[p.value().index()] = b;
+      for (Inst i : f.block(b).insts) {
+        for (const Operand& op : f.operands(i)) {
+          if (op.IsDef()) def_block_[op.value().index()] = b;
+        }
+      }
+    }
     for (size_t i = 0; i < dom_.preorder().size(); ++i) preorder_[dom_.preorder()[i].index()] = static_cast<int>(i);
     std::iota(parent_.begin(), parent_.end(), 0u);
     for (int v = 0; v < f.num_values(); ++v) members_[v] = {Value(v)};
@@ -49,12 +60,12 @@ class Round {
 
   // Dominance order: preorder of the defining block, then the def point.
   bool Before(Value a, Value b) const {
-    int pa = preorder_[sets_.DefBlock(a).index()], pb = preorder_[sets_.DefBlock(b).index()];
+    int pa = preorder_[def_block_[a.index()].index()], pb = preorder_[def_block_[b.index()].index()];
     if (pa != pb) return pa < pb;
     return ranges_.def_interval(a).begin < ranges_.def_interval(b).begin;
   }
   bool DefDominates(Value a, Value b) const {
-    Block da = sets_.DefBlock(a), db = sets_.DefBlock(b);
+    Block da = def_block_[a.index()], db = def_block_[b.index()];
     if (da == db) return ranges_.def_interval(a).begin <= ranges_.def_interval(b).begin;
     return dom_.Dominates(da, db);
   }
@@ -101,12 +112,13 @@ class Round {
   ControlFlowGraph cfg_;
   DominatorTree dom_;
   InstNumbering num_;
-  LiveSets& sets_;
+  const LiveSets& sets_;
   LiveRanges& ranges_;
   std::vector<int> preorder_;
   std::vector<uint32_t> parent_;
   std::vector<std::vector<Value>> members_;
   std::vector<Value> merged_, stack_;
+  std::vector<Block> def_block_;
 };
 
 struct ArgCopy {
@@ -123,6 +135,11 @@ struct ParamCopy {
 }  // namespace
 
 absl::StatusOr<CoalesceStats> Coalesce(Function& f, VirtRegs& vregs) {
+  LiveSets sets;
+  return Coalesce(f, vregs, sets);
+}
+
+absl::StatusOr<CoalesceStats> Coalesce(Function& f, VirtRegs& vregs, LiveSets& sets) {
   CoalesceStats st;
   if (f.IsAllocated()) {
     return absl::FailedPreconditionError(absl::StrCat("function %", f.name(), ": coalescing needs SSA form"));
@@ -132,7 +149,7 @@ absl::StatusOr<CoalesceStats> Coalesce(Function& f, VirtRegs& vregs) {
   SplitCriticalEdges(f);
   absl::flat_hash_set<uint32_t> copied_args;     // values made by argument copies
   absl::flat_hash_set<uint32_t> isolated_params;  // parameters made by isolation
-  LiveSets sets;
+  sets.Compute(f);  // once: see Round
   LiveRanges ranges;
   while (true) {
     ++st.rounds;

@@ -24,8 +24,9 @@
 // argument already in the set), the parameter and all its arguments are isolated
 // with copies (Sreedhar et al.'s method I), which cannot interfere: each copy
 // lives between itself and its branch in its own predecessor (critical edges are
-// split first), the new parameter only at the top of its block. Liveness is
-// recomputed after each round of copies, until a round inserts none.
+// split first), the new parameter only at the top of its block. Those copies
+// define values local to one block, so the live sets are computed once; the live
+// ranges are recomputed after each round of copies, until a round inserts none.
 //
 // Singleton virtual registers are not stored. Precondition: the function
 // verifies and is in SSA form.
@@ -38,6 +39,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "base/id.h"
+#include "liveness/live_sets.h"
 #include "ssa/ir.h"
 
 namespace regalloc {
@@ -72,6 +74,10 @@ struct CoalesceStats {
 };
 
 absl::StatusOr<CoalesceStats> Coalesce(Function& func, VirtRegs& vregs);
+// The same, also leaving in `sets` the live sets of the result: exact for it,
+// and for the allocator's later phases (spill/spill.h), which add only values
+// local to one block.
+absl::StatusOr<CoalesceStats> Coalesce(Function& func, VirtRegs& vregs, LiveSets& sets);
 
 }  // namespace regalloc
 

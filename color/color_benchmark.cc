@@ -64,8 +64,8 @@ void BM_SsaAllocator(benchmark::State& state) {
     state.ResumeTiming();
     VirtRegs vregs;
     ValueLocations locs;
-    (void)Coalesce(copy, vregs).value();
-    LiveSets sets(copy);
+    LiveSets sets;
+    (void)Coalesce(copy, vregs, sets).value();
     (void)Spill(X86(), copy, vregs, sets, locs).value();
     (void)InsertReloads(X86(), copy, sets, locs).value();
     (void)Color(X86(), copy, vregs, sets, locs).value();

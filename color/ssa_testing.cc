@@ -109,12 +109,12 @@ absl::StatusOr<SsaRun> AllocateSsaAndCheck(Function& func, const Target& target,
   SsaRun run;
   VirtRegs vregs;
   ValueLocations locs;
-  absl::StatusOr<CoalesceStats> coalesced = Coalesce(func, vregs);
+  // One liveness computation serves coalesce, spill, reload and color (spill/spill.h).
+  LiveSets sets;
+  absl::StatusOr<CoalesceStats> coalesced = Coalesce(func, vregs, sets);
   RA_RETURN_IF_ERROR(InPhase("coalesce", coalesced.status()));
   run.coalesce = *coalesced;
   run.vregs = vregs;
-  // One liveness computation serves spill, reload and color (spill/spill.h).
-  LiveSets sets(func);
   absl::StatusOr<SpillStats> spilled = Spill(target, func, vregs, sets, locs, options.spill);
   RA_RETURN_IF_ERROR(InPhase("spill", spilled.status()));
   run.spill = *spilled;
