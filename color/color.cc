@@ -83,11 +83,15 @@ class Colorer {
     return absl::InternalError(absl::StrCat(Where(b, i), ": ", what, " (the spiller should have made room)"));
   }
 
-  void ComputeAvoidAndHints(const LiveSets& sets);
-  void ComputeDying(Block b, const LiveSets& sets);
-  bool DiesAt(Value v, int k) const {
-    for (uint32_t x = dies_start_[k]; x < dies_start_[k + 1]; ++x) {
-      if (dies_[x] == v) return true;
+  // One backward walk per block: avoid sets, hints, and each instruction's last
+  // uses and dead defs.
+  void Prepass(const LiveSets& sets);
+  absl::Span<const Value> Dying(Inst i) const {
+    return absl::MakeConstSpan(dies_.data() + dies_begin_[i.index()], dies_count_[i.index()]);
+  }
+  bool DiesAt(Value v, Inst i) const {
+    for (Value d : Dying(i)) {
+      if (d == v) return true;
     }
     return false;
   }
@@ -97,9 +101,9 @@ class Colorer {
   // instruction being processed.
   absl::Status EmitCopy(const std::vector<CopyMove>& moves, bool restore);
   // The constraint copy `copy` (may be invalid) and the relocations inst `i` needs.
-  absl::Status Relocate(Block b, Inst copy, int copy_k, Inst i, int k);
-  absl::Status RestoreHomes(Block b, Inst branch, int k, const LiveSets& sets);
-  absl::Status AssignInst(Block b, Inst i, int k);
+  absl::Status Relocate(Block b, Inst copy, Inst i);
+  absl::Status RestoreHomes(Block b, Inst branch, const LiveSets& sets);
+  absl::Status AssignInst(Block b, Inst i);
 
   const Target& t_;
   Function& f_;
@@ -121,10 +125,11 @@ class Colorer {
   RegSet used_;
   int64_t weight_ = 1;
   std::vector<Inst>* out_ = nullptr;
-  // Per block: values dying at each instruction position, and dead defs.
+  // Per instruction: the values whose last use it is, and its dead defs.
   std::vector<Value> dies_;
-  std::vector<uint32_t> dies_start_;
-  std::vector<uint8_t> param_dead_;
+  std::vector<uint32_t> dies_begin_;
+  std::vector<uint16_t> dies_count_;
+  std::vector<uint8_t> param_dead_;  // per value: a block parameter nothing reads
   LiveWalker live_;
   Value missing_home_;
 };
@@ -161,18 +166,23 @@ std::optional<PReg> Colorer::Pick(Value v, const UnitSet& busy, const RegSet& fo
 
 // Avoid sets: the pinned registers of every instruction a value lives across.
 // Hints: a value copied into a fixed register by a constraint copy prefers it.
-void Colorer::ComputeAvoidAndHints(const LiveSets& sets) {
+// Last uses: the uses of an instruction not live after it, and its dead defs.
+void Colorer::Prepass(const LiveSets& sets) {
   int n = f_.num_values();
   avoid_.assign(n, RegSet());
   hint_.assign(n, PReg());
+  param_dead_.assign(n, 0);
+  dies_.clear();
+  dies_begin_.assign(f_.num_insts(), 0);
+  dies_count_.assign(f_.num_insts(), 0);
   live_.Reset(n);
   for (Block b : f_.layout()) {
     const std::vector<Inst>& insts = f_.block(b).insts;
     live_.StartBlock(sets.LiveOut(b));
     for (size_t k = insts.size(); k-- > 0;) {
       Inst i = insts[k];
+      absl::Span<const Operand> ops = f_.operands(i);
       if (IsConstraintCopy(f_, i)) {
-        absl::Span<const Operand> ops = f_.operands(i);
         size_t m = ops.size() / 2;
         for (size_t e = 0; e < m; ++e) {
           if (ops[e].constraint() == ConstraintKind::kFixed) hint_[ops[m + e].value().index()] = ops[e].fixed_reg();
@@ -182,51 +192,33 @@ void Colorer::ComputeAvoidAndHints(const LiveSets& sets) {
       if (!pinned.Empty()) {
         for (Value v : live_.values()) {
           bool defined = false;
-          for (const Operand& op : f_.operands(i)) defined |= op.IsDef() && op.value() == v;
+          for (const Operand& op : ops) defined |= op.IsDef() && op.value() == v;
           if (!defined) avoid_[v.index()] |= pinned;
         }
       }
+      uint32_t begin = static_cast<uint32_t>(dies_.size());
+      for (const Operand& op : ops) {
+        if (op.IsUse() && !live_.IsLive(op.value()) &&
+            std::find(dies_.begin() + begin, dies_.end(), op.value()) == dies_.end()) {
+          dies_.push_back(op.value());
+        }
+      }
+      int def_index = 0;
+      for (const Operand& op : ops) {
+        if (!op.IsDef()) continue;
+        // A dead def dies where it is born.
+        if (!IsRelocation(f_, i, def_index) && !live_.IsLive(op.value())) dies_.push_back(op.value());
+        ++def_index;
+      }
+      dies_begin_[i.index()] = begin;
+      dies_count_[i.index()] = static_cast<uint16_t>(dies_.size() - begin);
       live_.StepBack(f_, i);
     }
+    for (const Operand& p : f_.block(b).params) param_dead_[p.value().index()] = !live_.IsLive(p.value());
   }
   for (int v = 0; v < n; ++v) {
     if (hint_[v].IsValid() && avoid_[v].Contains(hint_[v])) hint_[v] = PReg();
   }
-}
-
-void Colorer::ComputeDying(Block b, const LiveSets& sets) {
-  const std::vector<Inst>& insts = f_.block(b).insts;
-  size_t n = insts.size();
-  // Collected backward, then laid out forward.
-  std::vector<std::vector<Value>> per(n);
-  live_.StartBlock(sets.LiveOut(b));
-  for (size_t k = n; k-- > 0;) {
-    Inst i = insts[k];
-    for (const Operand& op : f_.operands(i)) {
-      if (op.IsUse() && !live_.IsLive(op.value()) &&
-          std::find(per[k].begin(), per[k].end(), op.value()) == per[k].end()) {
-        per[k].push_back(op.value());
-      }
-    }
-    int def_index = 0;
-    for (const Operand& op : f_.operands(i)) {
-      if (!op.IsDef()) continue;
-      // A dead def dies where it is born.
-      if (!IsRelocation(f_, i, def_index) && !live_.IsLive(op.value())) per[k].push_back(op.value());
-      ++def_index;
-    }
-    live_.StepBack(f_, i);
-  }
-  dies_.clear();
-  dies_start_.assign(n + 1, 0);
-  for (size_t k = 0; k < n; ++k) {
-    dies_start_[k] = static_cast<uint32_t>(dies_.size());
-    dies_.insert(dies_.end(), per[k].begin(), per[k].end());
-  }
-  dies_start_[n] = static_cast<uint32_t>(dies_.size());
-  const std::vector<Operand>& params = f_.block(b).params;
-  param_dead_.assign(params.size(), 0);
-  for (size_t p = 0; p < params.size(); ++p) param_dead_[p] = !live_.IsLive(params[p].value());
 }
 
 void Colorer::EnterBlock(Block b, const LiveSets& sets) {
@@ -278,8 +270,8 @@ absl::Status Colorer::AssignParams(Block b) {
       Occupy(v, loc);
     }
   }
-  for (size_t k = 0; k < params.size(); ++k) {
-    if (param_dead_[k]) Vacate(params[k].value());
+  for (const Operand& p : params) {
+    if (param_dead_[p.value().index()]) Vacate(p.value());
   }
   return absl::OkStatus();
 }
@@ -308,7 +300,7 @@ absl::Status Colorer::EmitCopy(const std::vector<CopyMove>& moves, bool restore)
   return absl::OkStatus();
 }
 
-absl::Status Colorer::Relocate(Block b, Inst copy, int copy_k, Inst i, int k) {
+absl::Status Colorer::Relocate(Block b, Inst copy, Inst i) {
   RegSet pinned = model_.Pinned(f_, i);
   RegSet fixed_uses, late_forbid;
   const InstData& d = f_.inst(i);
@@ -328,7 +320,7 @@ absl::Status Colorer::Relocate(Block b, Inst copy, int copy_k, Inst i, int k) {
   std::vector<Move> moving;
   std::vector<Value> dying_at_copy;
   for (Value w : in_regs_) {
-    if (copy.IsValid() && DiesAt(w, copy_k)) {
+    if (copy.IsValid() && DiesAt(w, copy)) {
       bool used_by_i = false;
       for (const Operand& op : f_.operands(i)) used_by_i |= op.IsUse() && op.value() == w;
       if (!used_by_i) {
@@ -336,7 +328,7 @@ absl::Status Colorer::Relocate(Block b, Inst copy, int copy_k, Inst i, int k) {
         continue;
       }
     }
-    bool through = !DiesAt(w, k);
+    bool through = !DiesAt(w, i);
     RegSet forbid;
     if (through) {
       forbid = pinned;
@@ -371,7 +363,7 @@ absl::Status Colorer::Relocate(Block b, Inst copy, int copy_k, Inst i, int k) {
       if (ops[e].constraint() == ConstraintKind::kFixed) continue;
       Value src = ops[m + e].value();
       std::optional<PReg> hint;
-      if (cur_[src.index()].IsReg() && DiesAt(src, copy_k)) hint = cur_[src.index()].reg();
+      if (cur_[src.index()].IsReg() && DiesAt(src, copy)) hint = cur_[src.index()].reg();
       std::optional<PReg> r = Pick(ops[e].value(), after, fixed_uses, hint);
       if (!r.has_value()) return Bug(b, i, absl::StrCat("no register for the copy v", ops[e].value().index()));
       after |= t_.Units(*r);
@@ -416,7 +408,7 @@ absl::Status Colorer::Relocate(Block b, Inst copy, int copy_k, Inst i, int k) {
       bool listed = false;
       for (const Move& m : moving) listed |= m.value == w;
       if (listed) continue;
-      RegSet forbid = DiesAt(w, k) ? fixed_uses : pinned;
+      RegSet forbid = DiesAt(w, i) ? fixed_uses : pinned;
       for (const Operand& op : f_.operands(i)) {
         if (op.IsUse() && op.value() == w && op.position() == Position::kLate) forbid |= late_forbid;
       }
@@ -450,7 +442,7 @@ absl::Status Colorer::Relocate(Block b, Inst copy, int copy_k, Inst i, int k) {
   return EmitCopy(moves, /*restore=*/false);
 }
 
-absl::Status Colorer::RestoreHomes(Block b, Inst branch, int k, const LiveSets& sets) {
+absl::Status Colorer::RestoreHomes(Block b, Inst branch, const LiveSets& sets) {
   // Live at the branch: the live-out values and the branch's own operands.
   std::vector<Value> targets_v;
   UnitSet targets;
@@ -489,11 +481,10 @@ absl::Status Colorer::RestoreHomes(Block b, Inst branch, int k, const LiveSets& 
   for (Value v : targets_v) Vacate(v);
   for (Value w : displaced) Vacate(w);
   for (const auto& [v, l] : placed) Occupy(v, l);
-  (void)k;
   return EmitCopy(moves, /*restore=*/true);
 }
 
-absl::Status Colorer::AssignInst(Block b, Inst i, int k) {
+absl::Status Colorer::AssignInst(Block b, Inst i) {
   std::vector<Operand> ops(f_.operands(i).begin(), f_.operands(i).end());
   const InstData& d = f_.inst(i);
   bool move_like = IsMoveLike(d.opcode);
@@ -550,8 +541,7 @@ absl::Status Colorer::AssignInst(Block b, Inst i, int k) {
     Occupy(op.value(), op.location());
   }
   // Values whose last use this is leave; relocations to a slot leave their register.
-  for (uint32_t x = dies_start_[k]; x < dies_start_[k + 1]; ++x) {
-    Value v = dies_[x];
+  for (Value v : Dying(i)) {
     bool defined_here = false;
     for (const Operand& op : ops) defined_here |= op.IsDef() && op.value() == v;
     if (!defined_here || move_like) Vacate(v);
@@ -566,8 +556,7 @@ absl::Status Colorer::AssignInst(Block b, Inst i, int k) {
     Occupy(op.value(), op.location());
   }
   // Dead defs leave at once.
-  for (uint32_t x = dies_start_[k]; x < dies_start_[k + 1]; ++x) {
-    Value v = dies_[x];
+  for (Value v : Dying(i)) {
     for (const Operand& op : ops) {
       if (op.IsDef() && op.value() == v) Vacate(v);
     }
@@ -602,7 +591,7 @@ absl::StatusOr<ColorStats> Colorer::Run() {
     }
   }
   const LiveSets& sets = sets_;
-  ComputeAvoidAndHints(sets);
+  Prepass(sets);
   owner_.assign(t_.num_units(), Value());
   cur_.assign(n, Location());
   pos_.assign(n, -1);
@@ -618,7 +607,6 @@ absl::StatusOr<ColorStats> Colorer::Run() {
   }
   for (Block b : dom.preorder()) {
     weight_ = loops.Weight(b);
-    ComputeDying(b, sets);
     EnterBlock(b, sets);
     if (missing_home_.IsValid()) {
       return absl::InternalError(absl::StrCat("function %", f_.name(), ", block", b.index(), ": live-in v",
@@ -632,14 +620,14 @@ absl::StatusOr<ColorStats> Colorer::Run() {
     for (size_t k = 0; k < insts.size(); ++k) {
       Inst i = insts[k];
       if (IsConstraintCopy(f_, i) && k + 1 < insts.size()) {
-        RA_RETURN_IF_ERROR(Relocate(b, i, static_cast<int>(k), insts[k + 1], static_cast<int>(k + 1)));
+        RA_RETURN_IF_ERROR(Relocate(b, i, insts[k + 1]));
         ++k;
         i = insts[k];
       } else {
-        RA_RETURN_IF_ERROR(Relocate(b, Inst(), -1, i, static_cast<int>(k)));
+        RA_RETURN_IF_ERROR(Relocate(b, Inst(), i));
       }
-      if (IsBranch(f_.inst(i).opcode)) RA_RETURN_IF_ERROR(RestoreHomes(b, i, static_cast<int>(k), sets));
-      RA_RETURN_IF_ERROR(AssignInst(b, i, static_cast<int>(k)));
+      if (IsBranch(f_.inst(i).opcode)) RA_RETURN_IF_ERROR(RestoreHomes(b, i, sets));
+      RA_RETURN_IF_ERROR(AssignInst(b, i));
     }
     f_.block(b).insts = std::move(out);
     // Values defined here and live out: their homes are where they are now.

@@ -113,10 +113,23 @@ void ReloadReuse::Run(const LoopNest& loops, const LiveSets& sets, ReloadStats& 
   std::vector<Loaded> loaded(f_.num_values());
   std::vector<Value> touched;
   std::vector<Operand> ops;
+  std::vector<uint32_t> seen_in(f_.num_values(), 0);  // stamped with block index + 1
+  uint32_t stamp = 0;
   for (Block b : f_.layout()) {
-    ComputeSlack(b, sets);
     std::vector<Inst>& insts = f_.block(b).insts;
     int m = static_cast<int>(insts.size());
+    // Only a block that reloads one value twice has anything to reuse; the
+    // slack walk is for those.
+    ++stamp;
+    bool repeated = false;
+    for (int k = 0; k < m && !repeated; ++k) {
+      if (f_.inst(insts[k]).opcode != Opcode::kReload) continue;
+      Value v = f_.operands(insts[k])[1].value();
+      repeated = seen_in[v.index()] == stamp;
+      seen_in[v.index()] = stamp;
+    }
+    if (!repeated) continue;
+    ComputeSlack(b, sets);
     std::vector<uint8_t> dropped(m, 0);
     for (Value v : touched) loaded[v.index()] = Loaded();
     touched.clear();
