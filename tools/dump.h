@@ -68,6 +68,8 @@ struct DumpedFunction {
   LivenessRecord liveness;
   // CSSA virtual registers (value ids, two or more each), or empty.
   std::vector<std::vector<uint32_t>> virtual_registers;
+  // The --print text of the linear-scan allocator's phases; not stored in dumps.
+  std::string lsra_printed;
 };
 
 struct LoadedDump {

@@ -17,6 +17,7 @@
 #include "liveness/live_ranges.h"
 #include "liveness/live_sets.h"
 #include "liveness/print.h"
+#include "lsra/build.h"
 #include "tools/checker.h"
 #include "tools/interpreter.h"
 #include "tools/stack_allocator.h"
@@ -49,7 +50,7 @@ void RegisterFoundationPhases(PhaseRegistry& r) {
   r.Register(Phase{"print", "print the function as it is now (and its liveness, if computed)", {}, {}, {},
                    [](PhaseContext& c) {
                      if (c.print != nullptr) {
-                       *c.print << PrintFunction(c.state.function, c.target) << c.state.liveness.printed;
+                       *c.print << PrintFunction(c.state.function, c.target) << c.state.liveness.printed << c.state.lsra_printed;
                      }
                      return absl::OkStatus();
                    }});
@@ -181,6 +182,27 @@ void RegisterSsaPhases(PhaseRegistry& r) {
                                     "lower_params", "check", "interpret"});
 }
 
+// The linear-scan allocator (issue 7): so far its build phase.
+void RegisterLsraPhases(PhaseRegistry& r) {
+  r.Register(Phase{"lsra_build", "linear scan: block order, intervals, RefPositions, fixed registers (lsra/)", {},
+                   {"lsra_intervals"}, {"liveness"},
+                   [](PhaseContext& c) -> absl::Status {
+                     Function& f = c.state.function;
+                     if (f.IsAllocated()) return absl::FailedPreconditionError("lsra_build needs SSA form");
+                     LiveSets sets(f);
+                     LsraBuild build;
+                     RA_ASSIGN_OR_RETURN(LsraBuildStats s, build.Run(c.target, f, sets));
+                     c.stat("intervals", s.intervals);
+                     c.stat("ranges", s.ranges);
+                     c.stat("refs", s.refs);
+                     c.stat("fixed_refs", s.fixed_refs);
+                     c.stat("critical_edges", s.critical_edges);
+                     c.stat("reuse_copies", s.reuse_copies);
+                     c.state.lsra_printed = build.Print(f, c.target);
+                     return absl::OkStatus();
+                   }});
+}
+
 // The correctness harness and the reference allocator (tools/).
 void RegisterHarnessPhases(PhaseRegistry& r) {
   r.Register(Phase{"stack_alloc", "reference allocator: every value in its own stack slot", {"legal"}, {"locations"}, {"liveness"},
@@ -224,6 +246,7 @@ const PhaseRegistry& PhaseRegistry::Default() {
     RegisterFoundationPhases(*r);
     RegisterHarnessPhases(*r);
     RegisterSsaPhases(*r);
+    RegisterLsraPhases(*r);
     return r;
   }();
   return *registry;

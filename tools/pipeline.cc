@@ -182,7 +182,7 @@ absl::StatusOr<PipelineSummary> RunPipeline(const PipelineOptions& o, std::ostre
         dumped = true;
       }
     }
-    if (o.print) printed << PrintFunction(state.function, target) << state.liveness.printed << "\n";
+    if (o.print) printed << PrintFunction(state.function, target) << state.liveness.printed << state.lsra_printed << "\n";
     if (progress) {
       int width = 40;
       int done = static_cast<int>((fi + 1) * width / input.functions.size());

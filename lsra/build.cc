@@ -1,0 +1,397 @@
+#include "lsra/build.h"
+
+#include <algorithm>
+#include <queue>
+#include <tuple>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "base/status_macros.h"
+#include "ssa/printer.h"
+
+namespace regalloc {
+namespace {
+
+const char* NeedName(RefNeed n) {
+  switch (n) {
+    case RefNeed::kRegister: return "reg";
+    case RefNeed::kAny: return "any";
+    case RefNeed::kStack: return "stack";
+    case RefNeed::kFixed: return "fixed";
+    case RefNeed::kReuse: return "reuse";
+  }
+  return "?";
+}
+
+RefNeed NeedOf(const Operand& op) {
+  switch (op.constraint()) {
+    case ConstraintKind::kReg: return RefNeed::kRegister;
+    case ConstraintKind::kAny: return RefNeed::kAny;
+    case ConstraintKind::kStack: return RefNeed::kStack;
+    case ConstraintKind::kFixed: return RefNeed::kFixed;
+    case ConstraintKind::kReuse: return RefNeed::kReuse;
+  }
+  return RefNeed::kRegister;
+}
+
+}  // namespace
+
+absl::Status LsraBuild::InsertReuseCopies(Function& func, const LiveSets& sets, LsraBuildStats& stats) {
+  // Per block: the index of each value's last use, stamped by block.
+  std::vector<int> last_use(func.num_values(), -1);
+  std::vector<uint32_t> stamp(func.num_values(), 0), out_stamp(func.num_values(), 0);
+  uint32_t now = 0;
+  std::vector<Operand> ops;
+  for (Block b : func.layout()) {
+    ++now;
+    for (Value v : sets.LiveOut(b)) out_stamp[v.index()] = now;
+    std::vector<Inst>& insts = func.block(b).insts;
+    for (size_t k = 0; k < insts.size(); ++k) {
+      for (const Operand& op : func.operands(insts[k])) {
+        if (!op.IsUse()) continue;
+        stamp[op.value().index()] = now;
+        last_use[op.value().index()] = static_cast<int>(k);
+      }
+    }
+    std::vector<Inst> out;
+    out.reserve(insts.size());
+    for (size_t k = 0; k < insts.size(); ++k) {
+      Inst i = insts[k];
+      bool changed = false;
+      ops.assign(func.operands(i).begin(), func.operands(i).end());
+      // Over the local copy: NewInst below grows the operand pool under any span.
+      for (size_t di = 0; di < ops.size(); ++di) {
+        const Operand def = ops[di];
+        if (!def.IsDef() || def.constraint() != ConstraintKind::kReuse) continue;
+        int u = def.reuse_index(), o = -1;
+        for (size_t x = 0; x < ops.size(); ++x) {
+          if (ops[x].IsUse() && u-- == 0) o = static_cast<int>(x);
+        }
+        if (o < 0) {
+          return absl::InvalidArgumentError(absl::StrCat("function %", func.name(), ", block", b.index(), " `",
+                                                         PrintInst(func, i, *target_), "`: reuse of use #",
+                                                         def.reuse_index(), ", which does not exist"));
+        }
+        Value a = ops[o].value();
+        bool needed = out_stamp[a.index()] == now ||
+                      (stamp[a.index()] == now && last_use[a.index()] > static_cast<int>(k));
+        for (size_t x = 0; x < ops.size() && !needed; ++x) {
+          needed = static_cast<int>(x) != o && ops[x].IsUse() && ops[x].value() == a;
+        }
+        if (!needed) continue;
+        Value t = func.NewValue(func.value_type(a));
+        InstData d;
+        d.opcode = Opcode::kCopy;
+        Operand cops[2] = {Operand::Def(t), Operand::Use(a)};
+        out.push_back(func.NewInst(d, cops));
+        ops[o].set_value(t);
+        changed = true;
+        ++stats.reuse_copies;
+      }
+      if (changed) func.SetOperands(i, ops);
+      out.push_back(i);
+    }
+    insts = std::move(out);
+  }
+  return absl::OkStatus();
+}
+
+void LsraBuild::OrderBlocks(const Function& func, const ControlFlowGraph& cfg, const LoopNest& loops) {
+  int nb = func.num_blocks();
+  order_.clear();
+  seed_.assign(nb, Block());
+  std::vector<uint8_t> placed(nb, 0);
+  // Heaviest first; among equals the one made ready last (a successor of the
+  // block just placed: falls through), then reverse post-order.
+  using Key = std::tuple<int, uint32_t, int, uint32_t>;  // (depth, ready stamp, -rpo, block)
+  std::priority_queue<Key> ready;
+  uint32_t stamp = 0;
+  auto place = [&](Block b) {
+    placed[b.index()] = 1;
+    order_.push_back(b);
+    ++stamp;
+    for (const Edge& e : cfg.succs(b)) {
+      if (!placed[e.to.index()]) ready.push(Key{loops.depth(e.to), stamp, -cfg.rpo_number(e.to), e.to.index()});
+    }
+  };
+  place(func.entry());
+  while (!ready.empty()) {
+    Block b(std::get<3>(ready.top()));
+    ready.pop();
+    if (placed[b.index()]) continue;
+    // The seed: the heaviest predecessor already placed (the latest on ties).
+    int best = -1;
+    for (const Edge& e : cfg.preds(b)) {
+      if (!placed[e.from.index()]) continue;
+      if (loops.depth(e.from) >= best) {
+        best = loops.depth(e.from);
+        seed_[b.index()] = e.from;
+      }
+    }
+    place(b);
+  }
+}
+
+absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& func, const LiveSets& sets) {
+  LsraBuildStats stats;
+  target_ = &target;
+  if (func.IsAllocated()) {
+    return absl::FailedPreconditionError(absl::StrCat("function %", func.name(), ": lsra_build needs SSA form"));
+  }
+  for (int v = 0; v < func.num_values(); ++v) {
+    if (func.ValueExists(Value(v)) && !target.ClassFor(func.value_type(Value(v))).has_value()) {
+      return absl::InvalidArgumentError(absl::StrCat("function %", func.name(), ": v", v, " has type ",
+                                                     TypeName(func.value_type(Value(v))), ", for which ",
+                                                     target.name(), " has no registers"));
+    }
+  }
+  ControlFlowGraph cfg(func);
+  for (Block b : func.layout()) {
+    if (!cfg.Reachable(b)) {
+      return absl::InvalidArgumentError(absl::StrCat("function %", func.name(), ", block", b.index(),
+                                                     " is unreachable; remove it before lsra_build"));
+    }
+  }
+  RA_RETURN_IF_ERROR(InsertReuseCopies(func, sets, stats));
+  DominatorTree dom(func, cfg);
+  LoopNest loops(func, cfg, dom);
+  OrderBlocks(func, cfg, loops);
+  critical_ = cfg.CriticalEdges();
+  stats.critical_edges = static_cast<int>(critical_.size());
+
+  // Numbering.
+  int nv = func.num_values(), nb = func.num_blocks();
+  number_.assign(func.num_insts(), 0);
+  block_from_.assign(nb, 0);
+  block_to_.assign(nb, 0);
+  uint32_t k = 1;
+  for (Block b : order_) {
+    const std::vector<Inst>& insts = func.block(b).insts;
+    block_from_[b.index()] = 4 * k - 1;
+    for (Inst i : insts) number_[i.index()] = k++;
+    block_to_[b.index()] = 4 * (k - 1) + 3;
+  }
+
+  // Ranges: one piece per value and block, in block order; references.
+  pieces_.clear();
+  all_refs_.clear();
+  all_reg_refs_.clear();
+  all_blocked_.clear();
+  std::vector<uint32_t> from(nv, 0), last(nv, 0), seen(nv, 0), out(nv, 0);
+  std::vector<int64_t> last_piece(nv, -1);
+  std::vector<Value> touched;
+  uint32_t now = 0;
+  auto block_reg = [&](PReg r, LsraRange range) {
+    for (PReg a : target.Aliases(r)) {
+      if (target.allocatable().Contains(a)) all_blocked_.push_back({a, range});
+    }
+  };
+  auto reg_ref = [&](PReg r, RefKind kind, uint32_t pos, Inst inst, LsraRange range) {
+    RefPosition ref;
+    ref.pos = pos;
+    ref.reg = r;
+    ref.kind = kind;
+    ref.inst = inst;
+    ref.need = RefNeed::kFixed;
+    all_reg_refs_.push_back(ref);
+    block_reg(r, range);
+    ++stats.fixed_refs;
+  };
+  for (Block b : order_) {
+    ++now;
+    touched.clear();
+    uint32_t bf = block_from_[b.index()], bt = block_to_[b.index()];
+    uint8_t depth = static_cast<uint8_t>(std::min(loops.depth(b), 255));
+    auto touch = [&](Value v, uint32_t start) {
+      if (seen[v.index()] == now) return;
+      seen[v.index()] = now;
+      from[v.index()] = start;
+      last[v.index()] = start;
+      touched.push_back(v);
+    };
+    for (Value v : sets.LiveOut(b)) out[v.index()] = now;
+    for (Value v : sets.LiveIn(b)) touch(v, bf);
+    const std::vector<Operand>& params = func.block(b).params;
+    for (size_t p = 0; p < params.size(); ++p) {
+      const Operand& op = params[p];
+      touch(op.value(), bf);
+      RefPosition ref;
+      ref.pos = bf;
+      ref.value = op.value();
+      ref.kind = RefKind::kDef;
+      ref.need = b == func.entry() ? NeedOf(op) : RefNeed::kAny;
+      if (ref.need == RefNeed::kFixed) {
+        ref.reg = op.fixed_reg();
+        reg_ref(op.fixed_reg(), RefKind::kFixedDef, bf, Inst(), LsraRange{bf, bf + 1});
+      }
+      ref.operand = static_cast<uint8_t>(p);
+      ref.loop_depth = depth;
+      all_refs_.push_back(ref);
+    }
+    for (Inst i : func.block(b).insts) {
+      uint32_t base = 4 * number_[i.index()];
+      bool branch = IsBranch(func.inst(i).opcode);
+      absl::Span<const Operand> ops = func.operands(i);
+      for (size_t o = 0; o < ops.size(); ++o) {
+        const Operand& op = ops[o];
+        uint32_t pos = base + (op.position() == Position::kEarly ? kLsraEarly : kLsraLate);
+        RefPosition ref;
+        ref.pos = pos;
+        ref.value = op.value();
+        ref.inst = i;
+        ref.operand = static_cast<uint8_t>(o);
+        ref.loop_depth = depth;
+        ref.need = branch ? RefNeed::kAny : NeedOf(op);
+        if (op.IsUse()) {
+          ref.kind = RefKind::kUse;
+          Value v = op.value();
+          touch(v, bf);
+          last[v.index()] = std::max(last[v.index()], pos);
+          if (ref.need == RefNeed::kFixed) {
+            ref.reg = op.fixed_reg();
+            uint32_t end = op.position() == Position::kEarly ? base + 1 : base + 3;
+            reg_ref(op.fixed_reg(), RefKind::kFixedUse, pos, i, LsraRange{base - 1, end});
+          }
+        } else {
+          ref.kind = RefKind::kDef;
+          touch(op.value(), pos);
+          if (ref.need == RefNeed::kFixed) {
+            ref.reg = op.fixed_reg();
+            reg_ref(op.fixed_reg(), RefKind::kFixedDef, pos, i, LsraRange{pos, base + 4});
+          } else if (ref.need == RefNeed::kReuse) {
+            ref.reuse_of = static_cast<uint8_t>(op.reuse_index());
+          }
+        }
+        all_refs_.push_back(ref);
+      }
+      if (func.inst(i).clobbers >= 0) {
+        for (PReg r : func.clobber_set(func.inst(i).clobbers)) {
+          reg_ref(r, RefKind::kKill, base + kLsraClobber, i, LsraRange{base + 1, base + 2});
+        }
+      }
+    }
+    // A value live through consecutive blocks extends its last piece: pieces
+    // stay about as many as the final ranges, not blocks × live values.
+    for (Value v : touched) {
+      uint32_t to = out[v.index()] == now ? bt : last[v.index()] + 1;
+      int64_t& lp = last_piece[v.index()];
+      if (lp >= 0 && pieces_[lp].range.to == from[v.index()]) {
+        pieces_[lp].range.to = to;
+      } else {
+        lp = static_cast<int64_t>(pieces_.size());
+        pieces_.push_back(ValueRange{v, LsraRange{from[v.index()], to}});
+      }
+    }
+  }
+
+  // Group by value (block order keeps each row sorted) and merge adjacent pieces.
+  {
+    CompressedRows<ValueRange> by_value;
+    by_value.Build(nv, pieces_, [](const ValueRange& r) { return r.value.index(); });
+    ranges_.Clear();
+    ranges_.Reserve(nv, pieces_.size());
+    std::vector<LsraRange> merged;
+    for (int v = 0; v < nv; ++v) {
+      merged.clear();
+      for (const ValueRange& r : by_value.Row(v)) {
+        if (!merged.empty() && merged.back().to == r.range.from) {
+          merged.back().to = r.range.to;
+        } else {
+          merged.push_back(r.range);
+        }
+      }
+      ranges_.AppendRow(merged);
+    }
+  }
+  refs_.Build(nv, all_refs_, [](const RefPosition& r) { return r.value.index(); });
+  int nr = target.num_regs();
+  std::stable_sort(all_reg_refs_.begin(), all_reg_refs_.end(),
+                   [](const RefPosition& a, const RefPosition& b) { return a.pos < b.pos; });
+  reg_refs_.Build(nr, all_reg_refs_, [](const RefPosition& r) { return r.reg.index(); });
+  std::stable_sort(all_blocked_.begin(), all_blocked_.end(),
+                   [](const auto& a, const auto& b) { return a.second.from < b.second.from; });
+  {
+    CompressedRows<std::pair<PReg, LsraRange>> by_reg;
+    by_reg.Build(nr, all_blocked_, [](const std::pair<PReg, LsraRange>& x) { return x.first.index(); });
+    blocked_.Clear();
+    std::vector<LsraRange> merged;
+    for (int r = 0; r < nr; ++r) {
+      merged.clear();
+      for (const auto& [reg, range] : by_reg.Row(r)) {
+        if (!merged.empty() && merged.back().to >= range.from) {
+          merged.back().to = std::max(merged.back().to, range.to);
+        } else {
+          merged.push_back(range);
+        }
+      }
+      blocked_.AppendRow(merged);
+    }
+  }
+
+  // Intervals.
+  has_.assign(nv, 0);
+  intervals_.assign(nv, LsraInterval());
+  for (int v = 0; v < nv; ++v) {
+    if (ranges_.Row(v).empty()) continue;
+    has_[v] = 1;
+    LsraInterval& it = intervals_[v];
+    it.value = Value(v);
+    it.cls = *target.ClassFor(func.value_type(Value(v)));
+    for (const RefPosition& r : refs_.Row(v)) {
+      uint64_t w = 1;
+      for (int d = 0; d < r.loop_depth && d < 9; ++d) w *= 10;
+      it.weight += w;
+      if (!it.hint.IsValid() && r.need == RefNeed::kFixed) it.hint = r.reg;
+    }
+    ++stats.intervals;
+    stats.ranges += static_cast<int>(ranges_.Row(v).size());
+  }
+  stats.refs = static_cast<int>(all_refs_.size());
+  return stats;
+}
+
+bool LsraBuild::Covers(Value v, uint32_t p) const {
+  absl::Span<const LsraRange> rs = Ranges(v);
+  auto it = std::upper_bound(rs.begin(), rs.end(), p, [](uint32_t x, const LsraRange& r) { return x < r.from; });
+  return it != rs.begin() && std::prev(it)->Contains(p);
+}
+
+std::string LsraBuild::Print(const Function& func, const Target& target) const {
+  std::string out = absl::StrCat("lsra build of %", func.name(), " (positions: 4 per instruction; [from, to))\n");
+  std::vector<std::string> names;
+  for (Block b : order_) names.push_back(absl::StrCat("block", b.index()));
+  absl::StrAppend(&out, "  order: ", absl::StrJoin(names, " "), "\n");
+  for (Block b : order_) {
+    absl::StrAppend(&out, "  block", b.index(), ": [", BlockFrom(b), ", ", BlockTo(b), ")");
+    if (seed(b).IsValid()) absl::StrAppend(&out, " seed block", seed(b).index());
+    absl::StrAppend(&out, "\n");
+  }
+  for (const Edge& e : critical_) absl::StrAppend(&out, "  critical edge block", e.from.index(), "->block", e.to.index(), "\n");
+  for (int v = 0; v < num_values(); ++v) {
+    if (!HasInterval(Value(v))) continue;
+    const LsraInterval& it = interval(Value(v));
+    absl::StrAppend(&out, "  v", v, " (", target.Class(it.cls).name, ", weight ", it.weight);
+    if (it.hint.IsValid()) absl::StrAppend(&out, ", hint %", target.RegName(it.hint));
+    absl::StrAppend(&out, "):");
+    for (const LsraRange& r : Ranges(Value(v))) absl::StrAppend(&out, " [", r.from, ", ", r.to, ")");
+    absl::StrAppend(&out, " refs");
+    for (const RefPosition& r : Refs(Value(v))) {
+      absl::StrAppend(&out, " ", r.kind == RefKind::kDef ? "def" : "use", "@", r.pos, ":", NeedName(r.need));
+      if (r.need == RefNeed::kFixed) absl::StrAppend(&out, "%", target.RegName(r.reg));
+    }
+    absl::StrAppend(&out, "\n");
+  }
+  for (int r = 0; r < target.num_regs(); ++r) {
+    if (RegRefs(PReg(r)).empty()) continue;
+    absl::StrAppend(&out, "  %", target.RegName(PReg(r)), ":");
+    for (const RefPosition& ref : RegRefs(PReg(r))) {
+      absl::StrAppend(&out, " ",
+                      ref.kind == RefKind::kKill ? "kill" : ref.kind == RefKind::kFixedUse ? "use" : "def", "@",
+                      ref.pos);
+    }
+    absl::StrAppend(&out, "\n");
+  }
+  return out;
+}
+
+}  // namespace regalloc

@@ -1,0 +1,181 @@
+// The first phase of the linear-scan allocator (`lsra_build`): the block order,
+// the intervals and RefPositions that allocation walks, and the physical
+// registers' fixed references (RyuJIT's LinearScan::buildIntervals, on the
+// Mössenböck–Pfeiffer / Wimmer interval model).
+//
+//   LsraBuild build;                      // keep it: buffers are reused
+//   absl::StatusOr<LsraBuildStats> s = build.Run(target, func, sets);
+//   for (const LsraInterval& it : build.intervals()) ... build.Ranges(it.value) ...
+//
+// Block order (RyuJIT's blockSequence): the entry first, then repeatedly the
+// heaviest block (loop depth as weight; among equals the one made ready last, so
+// a successor of the block just placed falls through, then reverse post-order)
+// that has a predecessor already placed: every block follows a predecessor.
+// That predecessor (the heaviest placed one) is the block's seed: allocation
+// starts the block from the seed's end state. Edges from a block with several
+// successors to a block with several predecessors are critical; resolution
+// splits those that need moves.
+//
+// Positions: instructions are numbered k = 1, 2, ... in block order and get four
+// positions each:
+//   4k      Early: uses read, early defs written
+//   4k + 1  clobbers
+//   4k + 2  Late: late uses read, defs written
+//   4k + 3  the gap after the instruction, where the allocator inserts moves
+// A block covers [4·first - 1, 4·last + 3): it starts at the gap before its first
+// instruction, where its parameters are defined.
+//
+// Intervals are half-open ranges [from, to) in these positions, sorted and
+// disjoint, with lifetime holes where the value is dead (a value defined before a
+// loop it is not used in, used after it, has no hole; one used only before and
+// after a loop in the block order has one). In SSA a value is live in one
+// contiguous piece of each block, so an interval has at most one range per block,
+// adjacent ones merged. A use at Early is covered through 4k (a Reuse source
+// too: the def written at 4k + 2 may take its register); a Late use through
+// 4k + 2; a def starts at its position; a dead def covers just its position.
+//
+// RefPositions, per value and sorted: defs and uses with what they need (a
+// register; any location; a stack slot; a fixed register; the register of a
+// use), and per physical register the positions it is unavailable: a Fixed use
+// of it at k blocks [4k - 1, 4k + 1) (the move into it goes in the gap before k),
+// a Fixed def [4k + 2, 4k + 4) (the move out of it goes in the gap after), a
+// clobber [4k + 1, 4k + 2). Blocking a register blocks its aliases.
+//
+// Build changes the function in one way: a Reuse source still needed after its
+// instruction (live after it, or read by another operand) is copied first
+// (`v9 = copy v3`), so that the def may take the source's register where it dies.
+//
+// Precondition: `sets` is the liveness of `func` (the copies Build adds are local
+// to their blocks, so the sets stay exact). Errors: InvalidArgument for a value of
+// a type the target has no registers for, for unreachable blocks.
+#ifndef REGALLOC_LSRA_BUILD_H_
+#define REGALLOC_LSRA_BUILD_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "base/compressed_rows.h"
+#include "liveness/live_sets.h"
+#include "ssa/cfg.h"
+#include "ssa/ir.h"
+#include "targets/target.h"
+
+namespace regalloc {
+
+inline constexpr uint32_t kLsraEarly = 0;
+inline constexpr uint32_t kLsraClobber = 1;
+inline constexpr uint32_t kLsraLate = 2;
+inline constexpr uint32_t kLsraGap = 3;
+
+struct LsraRange {
+  uint32_t from = 0;
+  uint32_t to = 0;  // exclusive
+  bool Contains(uint32_t p) const { return from <= p && p < to; }
+};
+
+enum class RefKind : uint8_t {
+  kDef,       // the value is written (an instruction's def or a block parameter)
+  kUse,       // the value is read (branch arguments too: at the branch)
+  kFixedUse,  // a physical register is read by a Fixed use
+  kFixedDef,  // a physical register is written by a Fixed def
+  kKill,      // a physical register is clobbered
+};
+
+// What a reference needs of its value's location.
+enum class RefNeed : uint8_t {
+  kRegister,  // any register of the class (Reg; a Reuse source; most defs)
+  kAny,       // register or stack (Any; branch arguments)
+  kStack,     // a stack slot
+  kFixed,     // exactly `reg` (the allocator may copy the value there)
+  kReuse,     // a def in the register its instruction's use `reuse_of` is read from
+};
+
+struct RefPosition {
+  uint32_t pos = 0;
+  Value value;           // invalid for physical-register references
+  PReg reg;              // kFixed needs and register references
+  Inst inst;             // invalid for block parameters
+  RefKind kind = RefKind::kUse;
+  RefNeed need = RefNeed::kRegister;
+  uint8_t operand = 0;   // operand index in `inst`, or parameter index
+  uint8_t reuse_of = 0;  // kReuse: the use index
+  uint8_t loop_depth = 0;
+};
+
+struct LsraInterval {
+  Value value;
+  RegClass cls;
+  PReg hint;             // a fixed register it is defined in or read from, if any
+  uint64_t weight = 0;   // sum of 10^loop depth over its references: spill cost
+};
+
+struct LsraBuildStats {
+  int intervals = 0;
+  int ranges = 0;
+  int refs = 0;
+  int fixed_refs = 0;
+  int critical_edges = 0;
+  int reuse_copies = 0;
+};
+
+class LsraBuild {
+ public:
+  absl::StatusOr<LsraBuildStats> Run(const Target& target, Function& func, const LiveSets& sets);
+
+  // Block order and positions.
+  const std::vector<Block>& order() const { return order_; }
+  Block seed(Block b) const { return seed_[b.index()]; }
+  uint32_t BlockFrom(Block b) const { return block_from_[b.index()]; }
+  uint32_t BlockTo(Block b) const { return block_to_[b.index()]; }
+  // The position of slot `slot` (kLsraEarly...) of `inst`.
+  uint32_t Pos(Inst inst, uint32_t slot) const { return 4 * number_[inst.index()] + slot; }
+  const std::vector<Edge>& critical_edges() const { return critical_; }
+
+  // Intervals, one per value with a range (dense by value id: HasInterval tells).
+  bool HasInterval(Value v) const { return v.index() < has_.size() && has_[v.index()]; }
+  const LsraInterval& interval(Value v) const { return intervals_[v.index()]; }
+  absl::Span<const LsraRange> Ranges(Value v) const { return ranges_.Row(v.index()); }
+  absl::Span<const RefPosition> Refs(Value v) const { return refs_.Row(v.index()); }
+  // Positions where physical register `r` (or an alias) is unavailable, sorted,
+  // and the references behind them.
+  absl::Span<const LsraRange> Blocked(PReg r) const { return blocked_.Row(r.index()); }
+  absl::Span<const RefPosition> RegRefs(PReg r) const { return reg_refs_.Row(r.index()); }
+  int num_values() const { return static_cast<int>(has_.size()); }
+  // Is `v` live at position `p` (binary search in its ranges)?
+  bool Covers(Value v, uint32_t p) const;
+
+  // RyuJIT-style dump: the order, each interval with its ranges and references,
+  // each register's fixed references.
+  std::string Print(const Function& func, const Target& target) const;
+
+ private:
+  absl::Status InsertReuseCopies(Function& func, const LiveSets& sets, LsraBuildStats& stats);
+  void OrderBlocks(const Function& func, const ControlFlowGraph& cfg, const LoopNest& loops);
+
+  const Target* target_ = nullptr;
+  std::vector<Block> order_;
+  std::vector<Block> seed_;
+  std::vector<uint32_t> block_from_, block_to_, number_;
+  std::vector<Edge> critical_;
+  std::vector<uint8_t> has_;
+  std::vector<LsraInterval> intervals_;
+  CompressedRows<LsraRange> ranges_;
+  CompressedRows<RefPosition> refs_;
+  CompressedRows<LsraRange> blocked_;
+  CompressedRows<RefPosition> reg_refs_;
+  // Scratch kept between runs.
+  struct ValueRange {
+    Value value;
+    LsraRange range;
+  };
+  std::vector<ValueRange> pieces_;
+  std::vector<RefPosition> all_refs_, all_reg_refs_;
+  std::vector<std::pair<PReg, LsraRange>> all_blocked_;
+};
+
+}  // namespace regalloc
+
+#endif  // REGALLOC_LSRA_BUILD_H_
