@@ -84,7 +84,12 @@ absl::StatusOr<LowerParamsStats> LowerBlockParams(Function& func, const Target& 
       }
     }
   }
-  // Drop parameters (but the entry's: they are the function's) and arguments.
+  DropBlockParams(func);
+  return stats;
+}
+
+void DropBlockParams(Function& func) {
+  std::vector<Block> layout = func.layout();
   for (Block b : layout) {
     if (b != func.entry()) func.block(b).params.clear();
     Inst term = func.Terminator(b);
@@ -95,7 +100,6 @@ absl::StatusOr<LowerParamsStats> LowerBlockParams(Function& func, const Target& 
     InstData& d = func.inst(term);
     for (int t = 0; t < d.num_targets; ++t) d.targets[t] = BranchTarget{d.targets[t].block, static_cast<uint16_t>(kept.size()), 0};
   }
-  return stats;
 }
 
 }  // namespace regalloc

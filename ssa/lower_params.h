@@ -38,6 +38,10 @@ struct LowerParamsStats {
 
 absl::StatusOr<LowerParamsStats> LowerBlockParams(Function& func, const Target& target);
 
+// The last step of lowering, for allocators that place the moves themselves:
+// removes every block parameter but the entry block's, and every branch argument.
+void DropBlockParams(Function& func);
+
 }  // namespace regalloc
 
 #endif  // REGALLOC_SSA_LOWER_PARAMS_H_

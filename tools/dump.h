@@ -13,6 +13,7 @@
 #define REGALLOC_TOOLS_DUMP_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,10 @@ struct LivenessRecord {
   bool empty() const { return live_in.empty(); }
 };
 
+// The linear-scan allocator's intervals and allocation between its phases, kept
+// in memory only (tools/phases.cc).
+struct LsraPipelineState;
+
 // One function with what the pipeline knows about it.
 struct DumpedFunction {
   DumpedFunction() = default;
@@ -70,6 +75,9 @@ struct DumpedFunction {
   std::vector<std::vector<uint32_t>> virtual_registers;
   // The --print text of the linear-scan allocator's phases; not stored in dumps.
   std::string lsra_printed;
+  // lsra_build's and lsra_allocate's results for the next lsra phase; not stored
+  // in dumps (a run resumed from one starts again at lsra_build).
+  std::shared_ptr<LsraPipelineState> lsra;
 };
 
 struct LoadedDump {

@@ -17,7 +17,9 @@
 #include "liveness/live_ranges.h"
 #include "liveness/live_sets.h"
 #include "liveness/print.h"
+#include "lsra/allocate.h"
 #include "lsra/build.h"
+#include "lsra/resolve.h"
 #include "tools/checker.h"
 #include "tools/interpreter.h"
 #include "tools/stack_allocator.h"
@@ -182,7 +184,24 @@ void RegisterSsaPhases(PhaseRegistry& r) {
                                     "lower_params", "check", "interpret"});
 }
 
-// The linear-scan allocator (issue 7): so far its build phase.
+}  // namespace
+
+struct LsraPipelineState {
+  LsraBuild build;
+  LsraAllocation alloc;
+};
+
+namespace {
+
+absl::StatusOr<LsraPipelineState*> LsraStateOf(PhaseContext& c, const char* phase) {
+  if (c.state.lsra == nullptr) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        phase, " needs lsra_build's intervals from this run (they are not stored in dumps): run lsra_build first"));
+  }
+  return c.state.lsra.get();
+}
+
+// The linear-scan allocator (issue 7).
 void RegisterLsraPhases(PhaseRegistry& r) {
   r.Register(Phase{"lsra_build", "linear scan: block order, intervals, RefPositions, fixed registers (lsra/)", {},
                    {"lsra_intervals"}, {"liveness"},
@@ -190,17 +209,42 @@ void RegisterLsraPhases(PhaseRegistry& r) {
                      Function& f = c.state.function;
                      if (f.IsAllocated()) return absl::FailedPreconditionError("lsra_build needs SSA form");
                      LiveSets sets(f);
-                     LsraBuild build;
-                     RA_ASSIGN_OR_RETURN(LsraBuildStats s, build.Run(c.target, f, sets));
+                     auto state = std::make_shared<LsraPipelineState>();
+                     RA_ASSIGN_OR_RETURN(LsraBuildStats s, state->build.Run(c.target, f, sets));
                      c.stat("intervals", s.intervals);
                      c.stat("ranges", s.ranges);
                      c.stat("refs", s.refs);
                      c.stat("fixed_refs", s.fixed_refs);
                      c.stat("critical_edges", s.critical_edges);
                      c.stat("reuse_copies", s.reuse_copies);
-                     c.state.lsra_printed = build.Print(f, c.target);
+                     c.state.lsra_printed = state->build.Print(f, c.target);
+                     c.state.lsra = std::move(state);
                      return absl::OkStatus();
                    }});
+  r.Register(Phase{"lsra_allocate", "linear scan with lifetime holes and interval splitting (lsra/)",
+                   {"lsra_intervals"}, {"lsra_allocation"}, {},
+                   [](PhaseContext& c) -> absl::Status {
+                     RA_ASSIGN_OR_RETURN(LsraPipelineState * state, LsraStateOf(c, "lsra_allocate"));
+                     RA_ASSIGN_OR_RETURN(LsraAllocStats s, state->alloc.Run(c.target, c.state.function, state->build));
+                     c.stat("children", s.children);
+                     c.stat("splits", s.splits);
+                     c.stat("stack_pieces", s.spilled);
+                     return absl::OkStatus();
+                   }});
+  r.Register(Phase{"lsra_resolve", "linear scan resolution: operand locations, split and edge moves (lsra/)",
+                   {"lsra_allocation"}, {"locations", "lowered"}, {"liveness"},
+                   [](PhaseContext& c) -> absl::Status {
+                     RA_ASSIGN_OR_RETURN(LsraPipelineState * state, LsraStateOf(c, "lsra_resolve"));
+                     RA_ASSIGN_OR_RETURN(LsraResolveStats s,
+                                         ResolveLsra(c.target, c.state.function, state->build, state->alloc));
+                     c.stat("gap_moves", s.gap_moves);
+                     c.stat("edge_moves", s.edge_moves);
+                     c.stat("edges_split", s.edges_split);
+                     c.state.lsra = nullptr;
+                     return absl::OkStatus();
+                   }});
+  r.RegisterPipeline("lsra", {"legalize", "liveness", "lsra_build", "lsra_allocate", "lsra_resolve", "check",
+                              "interpret"});
 }
 
 // The correctness harness and the reference allocator (tools/).

@@ -201,11 +201,11 @@ TEST(PipelineTest, ConfigurationErrors) {
   o.phases = {"verify", "frobnicate"};
   EXPECT_THAT(Pipeline(o).summary.status().message(),
               HasSubstr("unknown phase 'frobnicate'; available phases: check, coalesce, color, interpret, legalize, liveness, "
-                        "lower_params, lsra_build, print, reload, spill, spill_belady, split_critical_edges, stack_alloc, "
-                        "verify"));
+                        "lower_params, lsra_allocate, lsra_build, lsra_resolve, print, reload, spill, spill_belady, "
+                        "split_critical_edges, stack_alloc, verify"));
   o = {};
   o.pipeline = "chaitin";
-  EXPECT_THAT(Pipeline(o).summary.status().message(), HasSubstr("unknown pipeline 'chaitin'; known pipelines: front, ssa, ssa_belady, stack"));
+  EXPECT_THAT(Pipeline(o).summary.status().message(), HasSubstr("unknown pipeline 'chaitin'; known pipelines: front, lsra, ssa, ssa_belady, stack"));
   o = {};
   o.target = "z80";
   EXPECT_THAT(Pipeline(o).summary.status().message(), HasSubstr("unknown target 'z80'"));

@@ -13,7 +13,7 @@
 namespace regalloc {
 namespace {
 
-constexpr const char* kPipelines[] = {"stack", "ssa"};
+constexpr const char* kPipelines[] = {"stack", "ssa", "lsra"};
 constexpr int kSeeds = 1000;  // per target and pipeline: about 20 s each under ASan
 constexpr int kSize = 150;
 

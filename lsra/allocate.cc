@@ -1,0 +1,351 @@
+#include "lsra/allocate.h"
+
+#include <algorithm>
+#include <functional>
+#include <limits>
+#include <queue>
+
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+#include "ssa/printer.h"
+
+namespace regalloc {
+namespace {
+
+constexpr uint32_t kNever = std::numeric_limits<uint32_t>::max();
+
+// The last gap (4k + 3) at or before `p`.
+uint32_t GapAtOrBefore(uint32_t p) { return p < 3 ? 0 : p - ((p + 1) % 4); }
+
+bool NeedsRegister(const RefPosition& r) { return r.need == RefNeed::kRegister || r.need == RefNeed::kReuse; }
+
+class Allocator {
+ public:
+  Allocator(const Target& t, Function& f, const LsraBuild& b, std::vector<LsraChild>& children)
+      : t_(t), f_(f), b_(b), ch_(children), free_until_(t.num_regs()), next_use_(t.num_regs()) {}
+
+  absl::Status Run(LsraAllocStats& stats);
+
+ private:
+  absl::Span<const LsraRange> RangesOf(const LsraChild& c) const { return b_.Ranges(c.value); }
+  // The first position >= c.from the piece covers, and the end of its last range.
+  uint32_t Start(const LsraChild& c) const {
+    for (const LsraRange& r : RangesOf(c)) {
+      if (r.to > c.from) return std::max(r.from, c.from);
+    }
+    return c.to;
+  }
+  uint32_t End(const LsraChild& c) const {
+    uint32_t end = c.from;
+    for (const LsraRange& r : RangesOf(c)) {
+      if (r.from >= c.to) break;
+      end = std::min(r.to, c.to);
+    }
+    return end;
+  }
+  bool Covers(const LsraChild& c, uint32_t p) const { return c.from <= p && p < c.to && b_.Covers(c.value, p); }
+  // The first position >= from that both pieces cover.
+  uint32_t NextIntersection(const LsraChild& a, const LsraChild& c, uint32_t from) const {
+    absl::Span<const LsraRange> ra = RangesOf(a), rc = RangesOf(c);
+    size_t i = 0, j = 0;
+    uint32_t lo = std::max({from, a.from, c.from}), hi = std::min(a.to, c.to);
+    while (i < ra.size() && j < rc.size()) {
+      uint32_t s = std::max({ra[i].from, rc[j].from, lo});
+      uint32_t e = std::min({ra[i].to, rc[j].to, hi});
+      if (s < e) return s;
+      if (ra[i].to < rc[j].to) {
+        ++i;
+      } else {
+        ++j;
+      }
+    }
+    return kNever;
+  }
+  // The first reference at or after `from` in the piece that needs a register.
+  uint32_t NextRegUse(const LsraChild& c, uint32_t from) const {
+    for (const RefPosition& r : b_.Refs(c.value)) {
+      if (r.pos >= std::max(from, c.from) && r.pos < c.to && NeedsRegister(r)) return r.pos;
+    }
+    return kNever;
+  }
+  // The next blocked position of `r` at or after `p` (p itself when blocked there).
+  uint32_t NextBlocked(PReg r, uint32_t p) const {
+    absl::Span<const LsraRange> bs = b_.Blocked(r);
+    auto it = std::lower_bound(bs.begin(), bs.end(), p, [](const LsraRange& x, uint32_t q) { return x.to <= q; });
+    if (it == bs.end()) return kNever;
+    return std::max(it->from, p);
+  }
+
+  // Splits piece `id` at `pos` (from < pos < to); the new piece is returned.
+  uint32_t Split(uint32_t id, uint32_t pos) {
+    LsraChild tail = ch_[id];
+    tail.from = pos;
+    tail.loc = Location();
+    ch_[id].to = pos;
+    ch_.push_back(tail);
+    hint_.push_back(ch_[id].loc.IsReg() ? ch_[id].loc.reg() : hint_[id]);
+    ++splits_;
+    return static_cast<uint32_t>(ch_.size() - 1);
+  }
+  void Push(uint32_t id) { unhandled_.push({Start(ch_[id]), id}); }
+  // Puts piece `id` on the stack from `pos` up to its next register use, which
+  // (with the rest) goes back to the unhandled list.
+  void SpillFrom(uint32_t id, uint32_t pos) {
+    uint32_t tail = id;
+    if (pos > ch_[id].from) tail = Split(id, pos);
+    uint32_t use = NextRegUse(ch_[tail], pos);
+    if (use != kNever) {
+      uint32_t gap = GapAtOrBefore(use);
+      if (gap > ch_[tail].from && gap > pos) {
+        uint32_t rest = Split(tail, gap);
+        Push(rest);
+      } else {
+        // No gap before the use: the piece needs a register right away.
+        Push(tail);
+        return;
+      }
+    }
+    ch_[tail].loc = Location::Stack(StackSlot(0));  // the value's slot, made in resolve
+  }
+
+  absl::Status AllocateOne(uint32_t id, uint32_t pos);
+  bool TryAllocateFreeReg(uint32_t id, uint32_t pos, std::optional<PReg> forced);
+  absl::Status AllocateBlockedReg(uint32_t id, uint32_t pos, std::optional<PReg> forced);
+  std::optional<PReg> ReuseRegister(uint32_t id, uint32_t pos) const;
+  absl::Status TooMany(uint32_t id, uint32_t pos) const {
+    return absl::InternalError(absl::StrCat("function %", f_.name(), ": v", ch_[id].value.index(),
+                                            " finds no register at position ", pos,
+                                            ": its instruction needs more registers at once than the class has"));
+  }
+
+  const Target& t_;
+  Function& f_;
+  const LsraBuild& b_;
+  std::vector<LsraChild>& ch_;
+  std::vector<PReg> hint_;
+  std::vector<uint32_t> active_, inactive_;
+  std::priority_queue<std::pair<uint32_t, uint32_t>, std::vector<std::pair<uint32_t, uint32_t>>,
+                      std::greater<std::pair<uint32_t, uint32_t>>>
+      unhandled_;
+  std::vector<uint32_t> free_until_, next_use_;
+  int splits_ = 0;
+};
+
+std::optional<PReg> Allocator::ReuseRegister(uint32_t id, uint32_t pos) const {
+  for (const RefPosition& r : b_.Refs(ch_[id].value)) {
+    if (r.pos != pos || r.kind != RefKind::kDef || r.need != RefNeed::kReuse) continue;
+    const Operand* src = f_.UseOperand(r.inst, r.reuse_of);
+    if (src == nullptr) return std::nullopt;
+    uint32_t early = b_.Pos(r.inst, kLsraEarly);
+    for (uint32_t c = 0; c < ch_.size(); ++c) {
+      if (ch_[c].value == src->value() && ch_[c].from <= early && early < ch_[c].to && ch_[c].loc.IsReg()) {
+        std::optional<RegClass> cls = t_.ClassFor(f_.value_type(ch_[id].value));
+        return t_.View(ch_[c].loc.reg(), *cls);
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+bool Allocator::TryAllocateFreeReg(uint32_t id, uint32_t pos, std::optional<PReg> forced) {
+  const LsraChild c = ch_[id];  // a copy: splitting grows ch_
+  RegClass cls = *t_.ClassFor(f_.value_type(c.value));
+  const std::vector<PReg>& order = t_.Class(cls).allocation_order;
+  for (PReg r : order) free_until_[r.index()] = NextBlocked(r, pos);
+  for (uint32_t a : active_) {
+    for (PReg r : t_.Aliases(ch_[a].loc.reg())) free_until_[r.index()] = 0;
+  }
+  for (uint32_t a : inactive_) {
+    uint32_t x = NextIntersection(ch_[a], c, pos);
+    if (x == kNever) continue;
+    for (PReg r : t_.Aliases(ch_[a].loc.reg())) free_until_[r.index()] = std::min(free_until_[r.index()], x);
+  }
+  uint32_t end = End(c);
+  PReg best;
+  if (forced.has_value()) {
+    best = *forced;
+  } else {
+    PReg hint = hint_[id];
+    if (hint.IsValid() && t_.InClass(hint, cls) && free_until_[hint.index()] >= end) {
+      best = hint;
+    } else {
+      for (PReg r : order) {
+        if (!best.IsValid() || free_until_[r.index()] > free_until_[best.index()]) best = r;
+      }
+    }
+  }
+  uint32_t until = free_until_[best.index()];
+  if (until <= pos) return false;
+  if (until < end) {
+    // Free for a while: keep the register up to the last gap before it is taken.
+    uint32_t gap = GapAtOrBefore(until);
+    if (gap <= pos || gap <= c.from) return false;
+    Push(Split(id, gap));
+  }
+  ch_[id].loc = Location::Reg(best);
+  return true;
+}
+
+absl::Status Allocator::AllocateBlockedReg(uint32_t id, uint32_t pos, std::optional<PReg> forced) {
+  const LsraChild c = ch_[id];  // a copy: splitting grows ch_
+  RegClass cls = *t_.ClassFor(f_.value_type(c.value));
+  const std::vector<PReg>& order = t_.Class(cls).allocation_order;
+  uint32_t gap = GapAtOrBefore(pos);
+  // A fixed use, def or clobber of a register counts as its next use: nothing can
+  // be moved out of the way of those.
+  for (PReg r : order) next_use_[r.index()] = NextBlocked(r, pos);
+  for (uint32_t a : active_) {
+    uint32_t u = NextRegUse(ch_[a], gap);
+    for (PReg r : t_.Aliases(ch_[a].loc.reg())) next_use_[r.index()] = std::min(next_use_[r.index()], u);
+  }
+  for (uint32_t a : inactive_) {
+    if (NextIntersection(ch_[a], c, pos) == kNever) continue;
+    uint32_t u = NextRegUse(ch_[a], gap);
+    for (PReg r : t_.Aliases(ch_[a].loc.reg())) next_use_[r.index()] = std::min(next_use_[r.index()], u);
+  }
+  PReg best;
+  if (forced.has_value()) {
+    best = *forced;
+  } else {
+    for (PReg r : order) {
+      if (!best.IsValid() || next_use_[r.index()] > next_use_[best.index()]) best = r;
+    }
+  }
+  uint32_t first = NextRegUse(c, pos);
+  // The pieces holding `best` are needed later than this one: they leave.
+  // Otherwise this piece waits on the stack until the gap before its first
+  // register use (never when it needs one right away: too many at once).
+  bool evict_them = forced.has_value() ? next_use_[best.index()] > pos : next_use_[best.index()] > first;
+  if (!evict_them) {
+    if (forced.has_value()) return TooMany(id, pos);
+    if (first == kNever) {
+      ch_[id].loc = Location::Stack(StackSlot(0));
+      return absl::OkStatus();
+    }
+    uint32_t g = GapAtOrBefore(first);
+    if (g <= c.from || first <= pos) return TooMany(id, pos);
+    Push(Split(id, g));
+    ch_[id].loc = Location::Stack(StackSlot(0));
+    return absl::OkStatus();
+  }
+  // Take `best`; the pieces holding it (or an alias) leave from the gap.
+  const RegSet& aliases = t_.Aliases(best);
+  std::vector<uint32_t> evict;
+  for (uint32_t a : active_) {
+    if (aliases.Contains(ch_[a].loc.reg())) evict.push_back(a);
+  }
+  for (uint32_t a : inactive_) {
+    if (aliases.Contains(ch_[a].loc.reg()) && NextIntersection(ch_[a], c, pos) != kNever) evict.push_back(a);
+  }
+  for (uint32_t a : evict) {
+    active_.erase(std::remove(active_.begin(), active_.end(), a), active_.end());
+    inactive_.erase(std::remove(inactive_.begin(), inactive_.end(), a), inactive_.end());
+    uint32_t at = std::max(gap, ch_[a].from);
+    if (at > ch_[a].from && at < ch_[a].to) {
+      // The head keeps its register up to the gap, before this piece starts.
+      SpillFrom(Split(a, at), at);
+    } else {
+      ch_[a].loc = Location();
+      SpillFrom(a, ch_[a].from);
+    }
+  }
+  uint32_t blocked = NextBlocked(best, pos);
+  if (blocked == pos) return TooMany(id, pos);
+  if (blocked < End(c)) {
+    uint32_t g = GapAtOrBefore(blocked);
+    if (g <= pos || g <= c.from) return TooMany(id, pos);
+    Push(Split(id, g));
+  }
+  ch_[id].loc = Location::Reg(best);
+  return absl::OkStatus();
+}
+
+absl::Status Allocator::AllocateOne(uint32_t id, uint32_t pos) {
+  std::optional<PReg> forced = ReuseRegister(id, pos);
+  if (!TryAllocateFreeReg(id, pos, forced)) RA_RETURN_IF_ERROR(AllocateBlockedReg(id, pos, forced));
+  return absl::OkStatus();
+}
+
+absl::Status Allocator::Run(LsraAllocStats& stats) {
+  ch_.clear();
+  hint_.clear();
+  for (int v = 0; v < b_.num_values(); ++v) {
+    if (!b_.HasInterval(Value(v))) continue;
+    absl::Span<const LsraRange> rs = b_.Ranges(Value(v));
+    ch_.push_back(LsraChild{Value(v), rs.front().from, rs.back().to, Location()});
+    hint_.push_back(b_.interval(Value(v)).hint);
+    Push(static_cast<uint32_t>(ch_.size() - 1));
+  }
+  while (!unhandled_.empty()) {
+    auto [pos, id] = unhandled_.top();
+    unhandled_.pop();
+    if (!ch_[id].loc.IsNone() || Start(ch_[id]) != pos) continue;  // stale entry
+    // Active pieces that ended or entered a hole; inactive ones that resumed.
+    std::vector<uint32_t> still;
+    for (uint32_t a : active_) {
+      if (End(ch_[a]) <= pos) continue;
+      if (Covers(ch_[a], pos)) {
+        still.push_back(a);
+      } else {
+        inactive_.push_back(a);
+      }
+    }
+    active_.swap(still);
+    still.clear();
+    for (uint32_t a : inactive_) {
+      if (End(ch_[a]) <= pos) continue;
+      if (Covers(ch_[a], pos)) {
+        active_.push_back(a);
+      } else {
+        still.push_back(a);
+      }
+    }
+    inactive_.swap(still);
+    absl::Status s = AllocateOne(id, pos);
+    if (!s.ok()) return s;
+    if (ch_[id].loc.IsReg()) active_.push_back(id);
+  }
+  stats.splits = splits_;
+  stats.children = static_cast<int>(ch_.size());
+  for (const LsraChild& c : ch_) {
+    stats.spilled += c.loc.IsStack();
+    stats.registers += c.loc.IsReg();
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<LsraAllocStats> LsraAllocation::Run(const Target& target, Function& func, const LsraBuild& build) {
+  LsraAllocStats stats;
+  Allocator a(target, func, build, children_);
+  absl::Status s = a.Run(stats);
+  if (!s.ok()) return s;
+  by_value_.Build(build.num_values(), [&] {
+    std::vector<uint32_t> ids(children_.size());
+    for (uint32_t i = 0; i < ids.size(); ++i) ids[i] = i;
+    std::sort(ids.begin(), ids.end(), [&](uint32_t x, uint32_t y) { return children_[x].from < children_[y].from; });
+    return ids;
+  }(), [&](uint32_t id) { return children_[id].value.index(); });
+  slots_.assign(func.num_values(), StackSlot());
+  return stats;
+}
+
+Location LsraAllocation::At(Value v, uint32_t pos) const {
+  if (v.index() >= by_value_.num_rows()) return Location();
+  for (uint32_t id : ChildrenOf(v)) {
+    if (children_[id].from <= pos && pos < children_[id].to) return children_[id].loc;
+  }
+  return Location();
+}
+
+StackSlot LsraAllocation::SlotOf(Value v, Function& func) {
+  if (v.index() >= slots_.size()) slots_.resize(v.index() + 1);
+  StackSlot& s = slots_[v.index()];
+  if (!s.IsValid()) s = func.NewStackSlot(TypeSize(func.value_type(v)));
+  return s;
+}
+
+}  // namespace regalloc

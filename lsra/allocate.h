@@ -1,0 +1,81 @@
+// Linear scan over the intervals of LsraBuild (`lsra_allocate`): Mössenböck–
+// Pfeiffer / Wimmer linear scan with lifetime holes and interval splitting.
+//
+//   LsraAllocation alloc;
+//   absl::StatusOr<LsraAllocStats> s = alloc.Run(target, func, build);
+//   Location l = alloc.At(v, pos);   // where v is at position pos
+//
+// Intervals are taken in order of their start. Active intervals hold a register
+// at the current position, inactive ones hold one but are in a lifetime hole.
+//  - TryAllocateFreeReg: for each register of the interval's class, the position
+//    until which it stays free (0 when an active interval holds it or an alias;
+//    the next overlap with an inactive one; the next fixed use, def or clobber of
+//    it from LsraBuild). The hint first (a fixed register the value is defined in
+//    or read from, or the register of the interval it was split from), then the
+//    register free the longest. Free for the whole interval: take it; free for a
+//    while: take it and split the interval at the last gap before that position.
+//  - AllocateBlockedReg: otherwise, for each register the next position where an
+//    interval holding it needs a register. If the current interval's first
+//    register use comes later than every such position, it is spilled up to the
+//    gap before that use; otherwise it takes the register whose next use is
+//    farthest, and the intervals holding it (or an alias) that overlap are split
+//    there and spilled up to their next register use (an inactive one only if it
+//    actually overlaps: the correction Subzero makes to the original paper).
+//  - A Reuse def takes the register its source is read from at its instruction.
+// Pieces of an interval ("children") partition the value's lifetime; each has
+// one location, a register or the value's stack slot. Splits happen only at gaps
+// (4k + 3) and at defs, where lsra_resolve can put moves.
+//
+// Errors: Internal when an instruction needs more registers at once than the
+// class has (LsraBuild's references make that impossible for legalized input).
+#ifndef REGALLOC_LSRA_ALLOCATE_H_
+#define REGALLOC_LSRA_ALLOCATE_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "lsra/build.h"
+#include "ssa/ir.h"
+#include "targets/target.h"
+
+namespace regalloc {
+
+// One piece of a value's interval: positions [from, to) of its ranges.
+struct LsraChild {
+  Value value;
+  uint32_t from = 0;
+  uint32_t to = 0;
+  Location loc;
+};
+
+struct LsraAllocStats {
+  int children = 0;  // interval pieces after splitting
+  int splits = 0;
+  int spilled = 0;   // pieces on the stack
+  int registers = 0; // pieces in registers
+};
+
+class LsraAllocation {
+ public:
+  absl::StatusOr<LsraAllocStats> Run(const Target& target, Function& func, const LsraBuild& build);
+
+  // The pieces of `v`, by position.
+  absl::Span<const uint32_t> ChildrenOf(Value v) const { return by_value_.Row(v.index()); }
+  const LsraChild& child(uint32_t id) const { return children_[id]; }
+  // Where `v` is at `pos` (the piece whose [from, to) holds pos); none if no piece does.
+  Location At(Value v, uint32_t pos) const;
+  // The value's stack slot, made on first request (every stack piece of a value
+  // uses the same one).
+  StackSlot SlotOf(Value v, Function& func);
+
+ private:
+  std::vector<LsraChild> children_;
+  CompressedRows<uint32_t> by_value_;
+  std::vector<StackSlot> slots_;
+};
+
+}  // namespace regalloc
+
+#endif  // REGALLOC_LSRA_ALLOCATE_H_

@@ -1,0 +1,282 @@
+#include "lsra/resolve.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+#include "liveness/live_sets.h"
+#include "ssa/cfg.h"
+#include "ssa/lower_params.h"
+#include "ssa/parallel_copy.h"
+#include "ssa/printer.h"
+
+namespace regalloc {
+namespace {
+
+class Resolver {
+ public:
+  Resolver(const Target& t, Function& f, const LsraBuild& b, LsraAllocation& a) : t_(t), f_(f), b_(b), a_(a) {}
+  absl::StatusOr<LsraResolveStats> Run();
+
+ private:
+  // Where `v` is at `pos`, with the stack placeholder made the value's slot.
+  Location At(Value v, uint32_t pos) {
+    Location l = a_.At(v, pos);
+    if (l.IsStack()) return Location::Stack(a_.SlotOf(v, f_));
+    return l;
+  }
+  absl::Status Bug(Block b, Inst i, absl::string_view what) const {
+    return absl::InternalError(absl::StrCat("function %", f_.name(), ", block", b.index(), " `", PrintInst(f_, i, t_),
+                                            "`: ", what, " (an lsra_allocate bug)"));
+  }
+  // Adds `src -> dst` for `v` (named `dst_value` afterwards) unless it is a no-op.
+  static void Add(std::vector<CopyMove>& moves, Location src, Location dst, Value v, Value dst_value, Type type) {
+    if (src == dst && !dst_value.IsValid()) return;
+    for (const CopyMove& m : moves) {
+      if (m.dst == dst && m.value == v && m.dst_value == dst_value) return;
+    }
+    moves.push_back(CopyMove{src, dst, v, dst_value, type});
+  }
+  absl::Status Emit(const std::vector<CopyMove>& moves, std::vector<Inst>& out, int& counter);
+  absl::Status ResolveBlock(Block b);
+
+  const Target& t_;
+  Function& f_;
+  const LsraBuild& b_;
+  LsraAllocation& a_;
+  LsraResolveStats stats_;
+  RegSet used_;
+  // (gap, value): a piece of the value starts at a gap inside a block, sorted.
+  std::vector<std::pair<uint32_t, uint32_t>> splits_;
+};
+
+absl::Status Resolver::Emit(const std::vector<CopyMove>& moves, std::vector<Inst>& out, int& counter) {
+  if (moves.empty()) return absl::OkStatus();
+  ParallelCopyOptions options;
+  options.use_swap = t_.has_swap();
+  options.new_stack_slot = [&](Type type) {
+    ++stats_.stack_temps;
+    return f_.NewStackSlot(TypeSize(type));
+  };
+  RA_ASSIGN_OR_RETURN(std::vector<CopyStep> steps, SequentializeParallelCopy(moves, t_, options));
+  for (const CopyStep& s : steps) {
+    out.push_back(EmitCopyStep(f_, s));
+    counter += !(s.kind == CopyStep::Kind::kMove && s.src == s.dst);
+    for (Location l : {s.src, s.dst}) {
+      if (l.IsReg()) used_ |= t_.Aliases(l.reg());
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Resolver::ResolveBlock(Block b) {
+  std::vector<Inst> insts = f_.block(b).insts;
+  std::vector<Inst> out;
+  out.reserve(insts.size() + insts.size() / 2);
+  uint32_t from = b_.BlockFrom(b);
+  // Where each value is right before the gap copy: after the previous
+  // instruction's defs (its Fixed defs still in their registers).
+  std::vector<std::pair<Value, Location>> fixed_after;  // defs of the previous instruction
+  auto before = [&](Value v, uint32_t gap) -> Location {
+    for (const auto& [fv, fl] : fixed_after) {
+      if (fv == v) return fl;
+    }
+    return gap == from ? At(v, gap) : At(v, gap - 1);
+  };
+  // Parameters: the entry's arrive where the ABI puts them; the others are
+  // wherever their pieces start.
+  for (Operand& p : f_.block(b).params) {
+    Location l = At(p.value(), from);
+    if (b == f_.entry() && p.constraint() == ConstraintKind::kFixed) {
+      fixed_after.push_back({p.value(), Location::Reg(p.fixed_reg())});
+      l = Location::Reg(p.fixed_reg());
+    } else if (b == f_.entry() && p.constraint() == ConstraintKind::kStack) {
+      l = Location::Stack(a_.SlotOf(p.value(), f_));
+      fixed_after.push_back({p.value(), l});
+    }
+    if (l.IsNone()) l = Location::Stack(a_.SlotOf(p.value(), f_));  // a dead parameter
+    p.set_location(l);
+  }
+  std::vector<Operand> ops;
+  std::vector<CopyMove> moves;
+  for (size_t j = 0; j < insts.size(); ++j) {
+    Inst i = insts[j];
+    uint32_t early = b_.Pos(i, kLsraEarly), gap = early - 1;
+    moves.clear();
+    // Pieces meeting at the gap, and the previous instruction's fixed defs.
+    for (const auto& [v, l] : fixed_after) {
+      Location dst = At(v, gap);
+      if (!dst.IsNone()) Add(moves, l, dst, v, Value(), f_.value_type(v));  // none: dead
+    }
+    ops.assign(f_.operands(i).begin(), f_.operands(i).end());
+    // Values whose pieces change at this gap.
+    if (j > 0) {
+      auto it = std::lower_bound(splits_.begin(), splits_.end(), std::make_pair(gap, 0u));
+      for (; it != splits_.end() && it->first == gap; ++it) {
+        Value v(it->second);
+        Add(moves, before(v, gap), At(v, gap), v, Value(), f_.value_type(v));
+      }
+    }
+    // Uses: where their pieces are, or a copy into the fixed register / slot.
+    for (Operand& op : ops) {
+      if (!op.IsUse()) continue;
+      Value v = op.value();
+      uint32_t p = op.position() == Position::kEarly ? early : early + kLsraLate;
+      Location l = At(v, p);
+      if (l.IsNone()) return Bug(b, i, absl::StrCat("v", v.index(), " has no location"));
+      switch (op.constraint()) {
+        case ConstraintKind::kFixed:
+          Add(moves, before(v, gap), Location::Reg(op.fixed_reg()), v, Value(), f_.value_type(v));
+          l = Location::Reg(op.fixed_reg());
+          break;
+        case ConstraintKind::kStack:
+          if (!l.IsStack()) {
+            Location slot = Location::Stack(a_.SlotOf(v, f_));
+            Add(moves, before(v, gap), slot, v, Value(), f_.value_type(v));
+            l = slot;
+          }
+          break;
+        case ConstraintKind::kReg:
+        case ConstraintKind::kReuse:
+          if (!IsBranch(f_.inst(i).opcode) && !l.IsReg()) {
+            return Bug(b, i, absl::StrCat("v", v.index(), " needs a register, is in ", PrintLocation(l, t_)));
+          }
+          break;
+        case ConstraintKind::kAny:
+          break;
+      }
+      op.set_location(l);
+    }
+    RA_RETURN_IF_ERROR(Emit(moves, out, stats_.gap_moves));
+    // Defs.
+    fixed_after.clear();
+    for (Operand& op : ops) {
+      if (!op.IsDef()) continue;
+      Value v = op.value();
+      uint32_t p = op.position() == Position::kEarly ? early : early + kLsraLate;
+      Location l = At(v, p);
+      if (op.constraint() == ConstraintKind::kFixed) {
+        l = Location::Reg(op.fixed_reg());
+        fixed_after.push_back({v, l});
+      } else if (op.constraint() == ConstraintKind::kReuse) {
+        const Operand* src = nullptr;
+        int k = op.reuse_index();
+        for (const Operand& o : ops) {
+          if (o.IsUse() && k-- == 0) src = &o;
+        }
+        if (src == nullptr || src->location() != l) {
+          return Bug(b, i, absl::StrCat("v", v.index(), " is not in its reuse source's register"));
+        }
+      } else if (op.constraint() == ConstraintKind::kReg && !l.IsReg()) {
+        return Bug(b, i, absl::StrCat("def v", v.index(), " needs a register"));
+      }
+      if (l.IsNone()) return Bug(b, i, absl::StrCat("def v", v.index(), " has no location"));
+      op.set_location(l);
+    }
+    for (const Operand& op : ops) {
+      if (op.location().IsReg()) used_ |= t_.Aliases(op.location().reg());
+    }
+    f_.SetOperands(i, ops);
+    out.push_back(i);
+  }
+  f_.block(b).insts = std::move(out);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<LsraResolveStats> Resolver::Run() {
+  // Live-in sets of the function as lsra_build numbered it (its copies included).
+  LiveSets sets(f_);
+  ControlFlowGraph cfg(f_);
+  // Edge copies are computed on the positions before any block changes.
+  struct EdgeCopy {
+    Edge edge;
+    std::vector<CopyMove> moves;
+  };
+  std::vector<EdgeCopy> edges;
+  for (Block b : b_.order()) {
+    for (const Edge& e : cfg.succs(b)) {
+      EdgeCopy ec{e, {}};
+      uint32_t end = b_.BlockTo(e.from) - 1, start = b_.BlockFrom(e.to);
+      for (Value v : sets.LiveIn(e.to)) {
+        Add(ec.moves, At(v, end), At(v, start), v, Value(), f_.value_type(v));
+      }
+      edges.push_back(std::move(ec));
+    }
+  }
+  std::vector<uint8_t> block_start(b_.BlockTo(b_.order().back()) + 1, 0);
+  for (Block b : b_.order()) block_start[b_.BlockFrom(b)] = 1;
+  for (int v = 0; v < b_.num_values(); ++v) {
+    if (!b_.HasInterval(Value(v))) continue;
+    for (uint32_t id : a_.ChildrenOf(Value(v))) {
+      uint32_t g = a_.child(id).from;
+      // Only where the value is live across the gap: a piece may start in a hole.
+      if (g % 4 == 3 && g > b_.Ranges(Value(v)).front().from && !block_start[g] && b_.Covers(Value(v), g) &&
+          b_.Covers(Value(v), g - 1)) {
+        splits_.push_back({g, v});
+      }
+    }
+  }
+  std::sort(splits_.begin(), splits_.end());
+  for (Block b : b_.order()) RA_RETURN_IF_ERROR(ResolveBlock(b));
+  // Parameters: from their arguments' locations (now written) to theirs.
+  for (EdgeCopy& ec : edges) {
+    absl::Span<const Operand> args = f_.BranchArgs(ec.edge.branch, ec.edge.target);
+    const std::vector<Operand>& params = f_.block(ec.edge.to).params;
+    for (size_t k = 0; k < args.size() && k < params.size(); ++k) {
+      ec.moves.push_back(CopyMove{args[k].location(), params[k].location(), args[k].value(), params[k].value(),
+                                  f_.value_type(params[k].value())});
+    }
+  }
+  // Critical edges with moves get a block of their own.
+  auto moving = [&](const EdgeCopy& ec) {
+    for (const CopyMove& m : ec.moves) {
+      if (m.src != m.dst) return true;
+    }
+    return false;
+  };
+  std::vector<std::pair<Inst, int>> to_split;
+  for (const EdgeCopy& ec : edges) {
+    if (cfg.IsCritical(ec.edge) && moving(ec)) to_split.push_back({ec.edge.branch, ec.edge.target});
+  }
+  stats_.edges_split = SplitCriticalEdges(f_, [&](const Edge& e) {
+    return std::find(to_split.begin(), to_split.end(), std::make_pair(e.branch, e.target)) != to_split.end();
+  });
+  for (EdgeCopy& ec : edges) {
+    if (ec.moves.empty()) continue;
+    Block from = ec.edge.from;
+    bool split = std::find(to_split.begin(), to_split.end(), std::make_pair(ec.edge.branch, ec.edge.target)) !=
+                 to_split.end();
+    if (split) from = f_.inst(ec.edge.branch).targets[ec.edge.target].block;
+    std::vector<Inst> emitted;
+    RA_RETURN_IF_ERROR(Emit(ec.moves, emitted, stats_.edge_moves));
+    if (emitted.empty()) continue;
+    // Before the branch when the source has one successor (or on the split
+    // block); else at the top of the target, which then has one predecessor. A
+    // critical edge that only renames (no split) renames before the branch,
+    // where it is harmless to the other successor.
+    bool at_source = split || cfg.succs(ec.edge.from).size() == 1 || cfg.preds(ec.edge.to).size() > 1;
+    if (at_source) {
+      std::vector<Inst>& insts = f_.block(from).insts;
+      insts.insert(insts.end() - 1, emitted.begin(), emitted.end());
+    } else {
+      std::vector<Inst>& insts = f_.block(ec.edge.to).insts;
+      insts.insert(insts.begin(), emitted.begin(), emitted.end());
+    }
+  }
+  DropBlockParams(f_);
+  f_.set_saved_regs(t_.CalleeSavedTouched(used_));
+  return stats_;
+}
+
+}  // namespace
+
+absl::StatusOr<LsraResolveStats> ResolveLsra(const Target& target, Function& func, const LsraBuild& build,
+                                             LsraAllocation& alloc) {
+  if (func.IsAllocated()) {
+    return absl::FailedPreconditionError(absl::StrCat("function %", func.name(), ": lsra_resolve needs SSA form"));
+  }
+  return Resolver(target, func, build, alloc).Run();
+}
+
+}  // namespace regalloc

@@ -1,0 +1,53 @@
+// Resolution for the linear-scan allocator (`lsra_resolve`), after RyuJIT's
+// resolution and Wimmer's data-flow resolution: writes each operand's location
+// from the allocation and inserts the moves it implies.
+//
+//   absl::StatusOr<LsraResolveStats> s = ResolveLsra(target, func, build, alloc);
+//
+// Within a block, all moves at one gap (between two instructions) form one
+// parallel copy, sequentialized by ssa/parallel_copy.h (stores first, register
+// moves with swaps or a stack temporary for cycles, reloads last):
+//  - a piece of an interval ending at the gap and the next piece starting there;
+//  - a value written to a Fixed register by the instruction before the gap,
+//    going to its piece's location;
+//  - a value read from a Fixed register by the instruction after the gap, copied
+//    there (the value itself stays where its piece is); a Stack use stores the
+//    value to its slot first.
+// Every source is where the value is right after the previous instruction, so the
+// copy is exact whatever order the parts were found in.
+// At block boundaries, each edge gets one parallel copy: each value live into the
+// successor from where it is at the predecessor's end to where the successor
+// expects it, and each block parameter from its argument (phi lowering after
+// allocation, as Subzero delays it). The copy goes before the predecessor's
+// branch when it has one successor, at the top of the successor when it has one
+// predecessor, and on a new block for a critical edge. Block parameters and
+// branch arguments are gone afterwards; the frame saves the callee-saved
+// registers used.
+//
+// Errors: Internal naming the instruction when the allocation breaks a
+// constraint (a Reg operand on the stack, a Reuse def not in its source's
+// register): a bug in lsra_allocate.
+#ifndef REGALLOC_LSRA_RESOLVE_H_
+#define REGALLOC_LSRA_RESOLVE_H_
+
+#include "absl/status/statusor.h"
+#include "lsra/allocate.h"
+#include "lsra/build.h"
+#include "ssa/ir.h"
+#include "targets/target.h"
+
+namespace regalloc {
+
+struct LsraResolveStats {
+  int gap_moves = 0;     // moving instructions inside blocks
+  int edge_moves = 0;    // moving instructions on edges
+  int edges_split = 0;
+  int stack_temps = 0;
+};
+
+absl::StatusOr<LsraResolveStats> ResolveLsra(const Target& target, Function& func, const LsraBuild& build,
+                                             LsraAllocation& alloc);
+
+}  // namespace regalloc
+
+#endif  // REGALLOC_LSRA_RESOLVE_H_
