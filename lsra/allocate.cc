@@ -78,6 +78,37 @@ class Allocator {
     return std::max(it->from, p);
   }
 
+  // NextBlocked for piece `c`: the blocks its own fixed references put on `r`
+  // (its def written there, its use read from there) keep others out, not it.
+  uint32_t NextBlockedFor(const LsraChild& c, PReg r, uint32_t p) const {
+    own_.clear();
+    for (const RefPosition& ref : b_.Refs(c.value)) {
+      if (ref.need != RefNeed::kFixed || ref.reg != r || ref.pos < c.from || ref.pos >= c.to) continue;
+      if (ref.kind == RefKind::kDef) {
+        own_.push_back(LsraRange{ref.pos, ref.pos + (ref.inst.IsValid() ? 2u : 1u)});
+      } else {
+        own_.push_back(LsraRange{ref.pos - (ref.pos % 4 == kLsraEarly ? 1u : 3u), ref.pos + 1});
+      }
+    }
+    if (own_.empty()) return NextBlocked(r, p);
+    absl::Span<const LsraRange> bs = b_.Blocked(r);
+    auto it = std::lower_bound(bs.begin(), bs.end(), p, [](const LsraRange& x, uint32_t q) { return x.to <= q; });
+    for (; it != bs.end(); ++it) {
+      uint32_t at = std::max(it->from, p);
+      for (bool moved = true; moved && at < it->to;) {
+        moved = false;
+        for (const LsraRange& o : own_) {
+          if (o.from <= at && at < o.to) {
+            at = o.to;
+            moved = true;
+          }
+        }
+      }
+      if (at < it->to) return at;
+    }
+    return kNever;
+  }
+
   // Splits piece `id` at `pos` (from < pos < to); the new piece is returned.
   uint32_t Split(uint32_t id, uint32_t pos) {
     LsraChild tail = ch_[id];
@@ -130,6 +161,7 @@ class Allocator {
                       std::greater<std::pair<uint32_t, uint32_t>>>
       unhandled_;
   std::vector<uint32_t> free_until_, next_use_;
+  mutable std::vector<LsraRange> own_;
   int splits_ = 0;
 };
 
@@ -153,7 +185,7 @@ bool Allocator::TryAllocateFreeReg(uint32_t id, uint32_t pos, std::optional<PReg
   const LsraChild c = ch_[id];  // a copy: splitting grows ch_
   RegClass cls = *t_.ClassFor(f_.value_type(c.value));
   const std::vector<PReg>& order = t_.Class(cls).allocation_order;
-  for (PReg r : order) free_until_[r.index()] = NextBlocked(r, pos);
+  for (PReg r : order) free_until_[r.index()] = NextBlockedFor(c, r, pos);
   for (uint32_t a : active_) {
     for (PReg r : t_.Aliases(ch_[a].loc.reg())) free_until_[r.index()] = 0;
   }
@@ -195,7 +227,7 @@ absl::Status Allocator::AllocateBlockedReg(uint32_t id, uint32_t pos, std::optio
   uint32_t gap = GapAtOrBefore(pos);
   // A fixed use, def or clobber of a register counts as its next use: nothing can
   // be moved out of the way of those.
-  for (PReg r : order) next_use_[r.index()] = NextBlocked(r, pos);
+  for (PReg r : order) next_use_[r.index()] = NextBlockedFor(c, r, pos);
   for (uint32_t a : active_) {
     uint32_t u = NextRegUse(ch_[a], gap);
     for (PReg r : t_.Aliases(ch_[a].loc.reg())) next_use_[r.index()] = std::min(next_use_[r.index()], u);
@@ -251,7 +283,7 @@ absl::Status Allocator::AllocateBlockedReg(uint32_t id, uint32_t pos, std::optio
       SpillFrom(a, ch_[a].from);
     }
   }
-  uint32_t blocked = NextBlocked(best, pos);
+  uint32_t blocked = NextBlockedFor(c, best, pos);
   if (blocked == pos) return TooMany(id, pos);
   if (blocked < End(c)) {
     uint32_t g = GapAtOrBefore(blocked);

@@ -30,9 +30,16 @@ class Resolver {
     return absl::InternalError(absl::StrCat("function %", f_.name(), ", block", b.index(), " `", PrintInst(f_, i, t_),
                                             "`: ", what, " (an lsra_allocate bug)"));
   }
-  // Adds `src -> dst` for `v` (named `dst_value` afterwards) unless it is a no-op.
-  static void Add(std::vector<CopyMove>& moves, Location src, Location dst, Value v, Value dst_value, Type type) {
+  // Adds `src -> dst` for `v` (named `dst_value` afterwards) unless it is a
+  // no-op: the same place, or a store of a value to its slot, which the store
+  // right after its definition keeps valid (`def_store` is that store).
+  void Add(std::vector<CopyMove>& moves, Location src, Location dst, Value v, Value dst_value, Type type,
+           bool def_store = false) {
     if (src == dst && !dst_value.IsValid()) return;
+    if (!def_store && !dst_value.IsValid() && dst.IsStack() && v.index() < stored_.size() && stored_[v.index()] &&
+        dst == Location::Stack(a_.SlotOf(v, f_))) {
+      return;
+    }
     for (const CopyMove& m : moves) {
       if (m.dst == dst && m.value == v && m.dst_value == dst_value) return;
     }
@@ -47,6 +54,9 @@ class Resolver {
   LsraAllocation& a_;
   LsraResolveStats stats_;
   RegSet used_;
+  // Values with a stack slot: stored once, right after their definition (SSA:
+  // the slot then holds the value wherever it is live; Wimmer's spill at def).
+  std::vector<uint8_t> stored_;
   // (gap, value): a piece of the value starts at a gap inside a block, sorted.
   std::vector<std::pair<uint32_t, uint32_t>> splits_;
 };
@@ -100,6 +110,12 @@ absl::Status Resolver::ResolveBlock(Block b) {
   }
   std::vector<Operand> ops;
   std::vector<CopyMove> moves;
+  // What the previous instruction defined (at the block's start: its parameters
+  // that are not already in their slots).
+  std::vector<Value> defined;
+  for (const Operand& p : f_.block(b).params) {
+    if (!p.location().IsStack()) defined.push_back(p.value());
+  }
   for (size_t j = 0; j < insts.size(); ++j) {
     Inst i = insts[j];
     uint32_t early = b_.Pos(i, kLsraEarly), gap = early - 1;
@@ -108,6 +124,12 @@ absl::Status Resolver::ResolveBlock(Block b) {
     for (const auto& [v, l] : fixed_after) {
       Location dst = At(v, gap);
       if (!dst.IsNone()) Add(moves, l, dst, v, Value(), f_.value_type(v));  // none: dead
+    }
+    for (Value v : defined) {
+      if (stored_[v.index()] && !At(v, gap).IsNone()) {
+        Add(moves, before(v, gap), Location::Stack(a_.SlotOf(v, f_)), v, Value(), f_.value_type(v),
+            /*def_store=*/true);
+      }
     }
     ops.assign(f_.operands(i).begin(), f_.operands(i).end());
     // Values whose pieces change at this gap.
@@ -151,9 +173,11 @@ absl::Status Resolver::ResolveBlock(Block b) {
     RA_RETURN_IF_ERROR(Emit(moves, out, stats_.gap_moves));
     // Defs.
     fixed_after.clear();
+    defined.clear();
     for (Operand& op : ops) {
       if (!op.IsDef()) continue;
       Value v = op.value();
+      defined.push_back(v);
       uint32_t p = op.position() == Position::kEarly ? early : early + kLsraLate;
       Location l = At(v, p);
       if (op.constraint() == ConstraintKind::kFixed) {
@@ -188,6 +212,12 @@ absl::StatusOr<LsraResolveStats> Resolver::Run() {
   // Live-in sets of the function as lsra_build numbered it (its copies included).
   LiveSets sets(f_);
   ControlFlowGraph cfg(f_);
+  stored_.assign(f_.num_values(), 0);
+  for (int v = 0; v < b_.num_values(); ++v) {
+    if (!b_.HasInterval(Value(v))) continue;
+    for (uint32_t id : a_.ChildrenOf(Value(v))) stored_[v] |= a_.child(id).loc.IsStack();
+    for (const RefPosition& r : b_.Refs(Value(v))) stored_[v] |= r.need == RefNeed::kStack;
+  }
   // Edge copies are computed on the positions before any block changes.
   struct EdgeCopy {
     Edge edge;
@@ -218,6 +248,7 @@ absl::StatusOr<LsraResolveStats> Resolver::Run() {
     }
   }
   std::sort(splits_.begin(), splits_.end());
+
   for (Block b : b_.order()) RA_RETURN_IF_ERROR(ResolveBlock(b));
   // Parameters: from their arguments' locations (now written) to theirs.
   for (EdgeCopy& ec : edges) {
