@@ -30,31 +30,37 @@ class Allocator {
 
  private:
   absl::Span<const LsraRange> RangesOf(const LsraChild& c) const { return b_.Ranges(c.value); }
+  // The value's ranges from the first one ending after `p` (binary search).
+  absl::Span<const LsraRange> RangesFrom(Value v, uint32_t p) const {
+    absl::Span<const LsraRange> rs = b_.Ranges(v);
+    auto it = std::upper_bound(rs.begin(), rs.end(), p, [](uint32_t q, const LsraRange& r) { return q < r.to; });
+    return rs.subspan(it - rs.begin());
+  }
   // The first position >= c.from the piece covers, and the end of its last range.
   uint32_t Start(const LsraChild& c) const {
-    for (const LsraRange& r : RangesOf(c)) {
-      if (r.to > c.from) return std::max(r.from, c.from);
-    }
-    return c.to;
+    absl::Span<const LsraRange> rs = RangesFrom(c.value, c.from);
+    if (rs.empty() || rs.front().from >= c.to) return c.to;
+    return std::max(rs.front().from, c.from);
   }
   uint32_t End(const LsraChild& c) const {
-    uint32_t end = c.from;
-    for (const LsraRange& r : RangesOf(c)) {
-      if (r.from >= c.to) break;
-      end = std::min(r.to, c.to);
-    }
-    return end;
+    absl::Span<const LsraRange> rs = b_.Ranges(c.value);
+    // The last range starting before c.to.
+    auto it = std::lower_bound(rs.begin(), rs.end(), c.to, [](const LsraRange& r, uint32_t q) { return r.from < q; });
+    if (it == rs.begin()) return c.from;
+    uint32_t end = std::min(std::prev(it)->to, c.to);
+    return std::max(end, c.from);
   }
   bool Covers(const LsraChild& c, uint32_t p) const { return c.from <= p && p < c.to && b_.Covers(c.value, p); }
   // The first position >= from that both pieces cover.
   uint32_t NextIntersection(const LsraChild& a, const LsraChild& c, uint32_t from) const {
-    absl::Span<const LsraRange> ra = RangesOf(a), rc = RangesOf(c);
-    size_t i = 0, j = 0;
     uint32_t lo = std::max({from, a.from, c.from}), hi = std::min(a.to, c.to);
+    absl::Span<const LsraRange> ra = RangesFrom(a.value, lo), rc = RangesFrom(c.value, lo);
+    size_t i = 0, j = 0;
     while (i < ra.size() && j < rc.size()) {
       uint32_t s = std::max({ra[i].from, rc[j].from, lo});
       uint32_t e = std::min({ra[i].to, rc[j].to, hi});
       if (s < e) return s;
+      if (s >= hi) return kNever;
       if (ra[i].to < rc[j].to) {
         ++i;
       } else {
@@ -65,8 +71,11 @@ class Allocator {
   }
   // The first reference at or after `from` in the piece that needs a register.
   uint32_t NextRegUse(const LsraChild& c, uint32_t from) const {
-    for (const RefPosition& r : b_.Refs(c.value)) {
-      if (r.pos >= std::max(from, c.from) && r.pos < c.to && NeedsRegister(r)) return r.pos;
+    absl::Span<const RefPosition> refs = b_.Refs(c.value);
+    uint32_t lo = std::max(from, c.from);
+    auto it = std::lower_bound(refs.begin(), refs.end(), lo, [](const RefPosition& r, uint32_t q) { return r.pos < q; });
+    for (; it != refs.end() && it->pos < c.to; ++it) {
+      if (NeedsRegister(*it)) return it->pos;
     }
     return kNever;
   }
@@ -81,32 +90,35 @@ class Allocator {
   // NextBlocked for piece `c`: the blocks its own fixed references put on `r`
   // (its def written there, its use read from there) keep others out, not it.
   uint32_t NextBlockedFor(const LsraChild& c, PReg r, uint32_t p) const {
-    own_.clear();
-    for (const RefPosition& ref : b_.Refs(c.value)) {
-      if (ref.need != RefNeed::kFixed || ref.reg != r || ref.pos < c.from || ref.pos >= c.to) continue;
-      if (ref.kind == RefKind::kDef) {
-        own_.push_back(LsraRange{ref.pos, ref.pos + (ref.inst.IsValid() ? 2u : 1u)});
-      } else {
-        own_.push_back(LsraRange{ref.pos - (ref.pos % 4 == kLsraEarly ? 1u : 3u), ref.pos + 1});
-      }
-    }
-    if (own_.empty()) return NextBlocked(r, p);
     absl::Span<const LsraRange> bs = b_.Blocked(r);
     auto it = std::lower_bound(bs.begin(), bs.end(), p, [](const LsraRange& x, uint32_t q) { return x.to <= q; });
     for (; it != bs.end(); ++it) {
       uint32_t at = std::max(it->from, p);
-      for (bool moved = true; moved && at < it->to;) {
-        moved = false;
-        for (const LsraRange& o : own_) {
-          if (o.from <= at && at < o.to) {
-            at = o.to;
-            moved = true;
-          }
-        }
+      while (at < it->to) {
+        uint32_t past = OwnBlockEnd(c, r, at);
+        if (past == at) break;
+        at = past;
       }
       if (at < it->to) return at;
     }
     return kNever;
+  }
+  // If a fixed reference of piece `c` to `r` blocks `r` at `at`, the end of that
+  // block; else `at`. A def at p blocks [p, p + 2) (a parameter [p, p + 1)), an
+  // Early use at p [p - 1, p + 1), a Late use [p - 3, p + 1): references within
+  // [at - 1, at + 3].
+  uint32_t OwnBlockEnd(const LsraChild& c, PReg r, uint32_t at) const {
+    absl::Span<const RefPosition> refs = b_.Refs(c.value);
+    uint32_t lo = at == 0 ? 0 : at - 1;
+    auto it = std::lower_bound(refs.begin(), refs.end(), lo, [](const RefPosition& x, uint32_t q) { return x.pos < q; });
+    for (; it != refs.end() && it->pos <= at + 3; ++it) {
+      if (it->need != RefNeed::kFixed || it->reg != r || it->pos < c.from || it->pos >= c.to) continue;
+      LsraRange own = it->kind == RefKind::kDef
+                          ? LsraRange{it->pos, it->pos + (it->inst.IsValid() ? 2u : 1u)}
+                          : LsraRange{it->pos - (it->pos % 4 == kLsraEarly ? 1u : 3u), it->pos + 1};
+      if (own.Contains(at)) return own.to;
+    }
+    return at;
   }
 
   // Splits piece `id` at `pos` (from < pos < to); the new piece is returned.
@@ -117,6 +129,9 @@ class Allocator {
     ch_[id].to = pos;
     ch_.push_back(tail);
     hint_.push_back(ch_[id].loc.IsReg() ? ch_[id].loc.reg() : hint_[id]);
+    uint32_t added = static_cast<uint32_t>(ch_.size() - 1);
+    next_piece_.push_back(next_piece_[id]);
+    next_piece_[id] = added;
     ++splits_;
     return static_cast<uint32_t>(ch_.size() - 1);
   }
@@ -161,7 +176,8 @@ class Allocator {
                       std::greater<std::pair<uint32_t, uint32_t>>>
       unhandled_;
   std::vector<uint32_t> free_until_, next_use_;
-  mutable std::vector<LsraRange> own_;
+  // Pieces of each value, as a list through the pieces (for the Reuse lookup).
+  std::vector<uint32_t> first_piece_, next_piece_;
   int splits_ = 0;
 };
 
@@ -171,8 +187,8 @@ std::optional<PReg> Allocator::ReuseRegister(uint32_t id, uint32_t pos) const {
     const Operand* src = f_.UseOperand(r.inst, r.reuse_of);
     if (src == nullptr) return std::nullopt;
     uint32_t early = b_.Pos(r.inst, kLsraEarly);
-    for (uint32_t c = 0; c < ch_.size(); ++c) {
-      if (ch_[c].value == src->value() && ch_[c].from <= early && early < ch_[c].to && ch_[c].loc.IsReg()) {
+    for (uint32_t c = first_piece_[src->value().index()]; c != kNever; c = next_piece_[c]) {
+      if (ch_[c].from <= early && early < ch_[c].to && ch_[c].loc.IsReg()) {
         std::optional<RegClass> cls = t_.ClassFor(f_.value_type(ch_[id].value));
         return t_.View(ch_[c].loc.reg(), *cls);
       }
@@ -303,11 +319,15 @@ absl::Status Allocator::AllocateOne(uint32_t id, uint32_t pos) {
 absl::Status Allocator::Run(LsraAllocStats& stats) {
   ch_.clear();
   hint_.clear();
+  next_piece_.clear();
+  first_piece_.assign(b_.num_values(), kNever);
   for (int v = 0; v < b_.num_values(); ++v) {
     if (!b_.HasInterval(Value(v))) continue;
     absl::Span<const LsraRange> rs = b_.Ranges(Value(v));
     ch_.push_back(LsraChild{Value(v), rs.front().from, rs.back().to, Location()});
     hint_.push_back(b_.interval(Value(v)).hint);
+    first_piece_[v] = static_cast<uint32_t>(ch_.size() - 1);
+    next_piece_.push_back(kNever);
     Push(static_cast<uint32_t>(ch_.size() - 1));
   }
   while (!unhandled_.empty()) {
@@ -367,10 +387,13 @@ absl::StatusOr<LsraAllocStats> LsraAllocation::Run(const Target& target, Functio
 
 Location LsraAllocation::At(Value v, uint32_t pos) const {
   if (v.index() >= by_value_.num_rows()) return Location();
-  for (uint32_t id : ChildrenOf(v)) {
-    if (children_[id].from <= pos && pos < children_[id].to) return children_[id].loc;
-  }
-  return Location();
+  // Pieces are sorted by `from` and disjoint: the last one starting at or before pos.
+  absl::Span<const uint32_t> ids = ChildrenOf(v);
+  auto it = std::upper_bound(ids.begin(), ids.end(), pos,
+                             [&](uint32_t p, uint32_t id) { return p < children_[id].from; });
+  if (it == ids.begin()) return Location();
+  const LsraChild& c = children_[*std::prev(it)];
+  return pos < c.to ? c.loc : Location();
 }
 
 StackSlot LsraAllocation::SlotOf(Value v, Function& func) {

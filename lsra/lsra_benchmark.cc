@@ -1,11 +1,12 @@
 // The linear-scan allocator's phases on generated functions of 1k to 1M
-// instructions. Items are instructions. So far: lsra_build (block order,
-// intervals, RefPositions, fixed registers), with one LsraBuild reused across
-// iterations as a compiler would across functions.
+// instructions, and the whole allocator. Items are instructions of the input.
+// One LsraBuild is reused across iterations, as a compiler would across functions.
 //   ./bazelw run -c opt //lsra:lsra_benchmark
 #include "benchmark/benchmark.h"
 #include "liveness/live_sets.h"
+#include "lsra/allocate.h"
 #include "lsra/build.h"
+#include "lsra/resolve.h"
 #include "tools/benchmark_functions.h"
 
 namespace regalloc {
@@ -31,6 +32,66 @@ void BM_LsraBuild(benchmark::State& state) {
   state.counters["refs"] = last.refs;
 }
 BENCHMARK(BM_LsraBuild)->RangeMultiplier(10)->Range(1000, 1000000)->Unit(benchmark::kMillisecond);
+
+void BM_LsraAllocate(benchmark::State& state) {
+  const Target& t = *TargetByName("x86_64").value();
+  Function f = BenchmarkFunction(static_cast<int>(state.range(0)), t);
+  int insts = f.CountInstsInLayout();
+  LiveSets sets(f);
+  LsraBuild build;
+  (void)build.Run(t, f, sets).value();
+  LsraAllocStats last;
+  for (auto _ : state) {
+    LsraAllocation alloc;
+    last = alloc.Run(t, f, build).value();
+    benchmark::DoNotOptimize(alloc);
+  }
+  state.SetItemsProcessed(state.iterations() * insts);
+  state.counters["splits"] = last.splits;
+  state.counters["stack_pieces"] = last.spilled;
+}
+BENCHMARK(BM_LsraAllocate)->RangeMultiplier(10)->Range(1000, 1000000)->Unit(benchmark::kMillisecond);
+
+void BM_LsraResolve(benchmark::State& state) {
+  const Target& t = *TargetByName("x86_64").value();
+  Function f = BenchmarkFunction(static_cast<int>(state.range(0)), t);
+  int insts = f.CountInstsInLayout();
+  LiveSets sets(f);
+  LsraBuild build;
+  (void)build.Run(t, f, sets).value();
+  LsraAllocation alloc;
+  (void)alloc.Run(t, f, build).value();
+  for (auto _ : state) {
+    state.PauseTiming();
+    Function copy = f;
+    LsraAllocation a = alloc;
+    state.ResumeTiming();
+    (void)ResolveLsra(t, copy, build, a).value();
+    benchmark::DoNotOptimize(copy);
+  }
+  state.SetItemsProcessed(state.iterations() * insts);
+}
+BENCHMARK(BM_LsraResolve)->RangeMultiplier(10)->Range(1000, 1000000)->Unit(benchmark::kMillisecond);
+
+void BM_LsraAllocator(benchmark::State& state) {
+  const Target& t = *TargetByName("x86_64").value();
+  const Function& f = BenchmarkFunction(static_cast<int>(state.range(0)), t);
+  int insts = f.CountInstsInLayout();
+  LsraBuild build;
+  for (auto _ : state) {
+    state.PauseTiming();
+    Function copy = f;
+    state.ResumeTiming();
+    LiveSets sets(copy);
+    (void)build.Run(t, copy, sets).value();
+    LsraAllocation alloc;
+    (void)alloc.Run(t, copy, build).value();
+    (void)ResolveLsra(t, copy, build, alloc).value();
+    benchmark::DoNotOptimize(copy);
+  }
+  state.SetItemsProcessed(state.iterations() * insts);
+}
+BENCHMARK(BM_LsraAllocator)->RangeMultiplier(10)->Range(1000, 1000000)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace regalloc

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "liveness/live_sets.h"
@@ -266,18 +267,16 @@ absl::StatusOr<LsraResolveStats> Resolver::Run() {
     }
     return false;
   };
-  std::vector<std::pair<Inst, int>> to_split;
+  absl::flat_hash_set<std::pair<uint32_t, int>> to_split;  // (branch, target)
   for (const EdgeCopy& ec : edges) {
-    if (cfg.IsCritical(ec.edge) && moving(ec)) to_split.push_back({ec.edge.branch, ec.edge.target});
+    if (cfg.IsCritical(ec.edge) && moving(ec)) to_split.insert({ec.edge.branch.index(), ec.edge.target});
   }
-  stats_.edges_split = SplitCriticalEdges(f_, [&](const Edge& e) {
-    return std::find(to_split.begin(), to_split.end(), std::make_pair(e.branch, e.target)) != to_split.end();
-  });
+  stats_.edges_split =
+      SplitCriticalEdges(f_, [&](const Edge& e) { return to_split.contains({e.branch.index(), e.target}); });
   for (EdgeCopy& ec : edges) {
     if (ec.moves.empty()) continue;
     Block from = ec.edge.from;
-    bool split = std::find(to_split.begin(), to_split.end(), std::make_pair(ec.edge.branch, ec.edge.target)) !=
-                 to_split.end();
+    bool split = to_split.contains({ec.edge.branch.index(), ec.edge.target});
     if (split) from = f_.inst(ec.edge.branch).targets[ec.edge.target].block;
     std::vector<Inst> emitted;
     RA_RETURN_IF_ERROR(Emit(ec.moves, emitted, stats_.edge_moves));

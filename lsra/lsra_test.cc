@@ -1,0 +1,163 @@
+// The linear-scan allocator on hand-written functions: each allocation goes
+// through the checker and the interpreter, and the test asserts what the
+// allocator should have done (which register, how many moves, where it split).
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "liveness/live_sets.h"
+#include "lsra/allocate.h"
+#include "lsra/build.h"
+#include "lsra/resolve.h"
+#include "ssa/legalize.h"
+#include "ssa/parser.h"
+#include "ssa/printer.h"
+#include "tools/checker.h"
+#include "tools/interpreter.h"
+
+namespace regalloc {
+namespace {
+
+using ::testing::HasSubstr;
+
+const Target& T(const char* name) { return *TargetByName(name).value(); }
+
+struct LsraRun {
+  LsraBuildStats build;
+  LsraAllocStats alloc;
+  LsraResolveStats resolve;
+  std::string printed;
+};
+
+// Legalizes, allocates, resolves, checks and interprets (3 seeds).
+LsraRun Allocate(const std::string& text, const Target& target) {
+  LsraRun run;
+  absl::StatusOr<Function> parsed = ParseFunction(text, target);
+  EXPECT_TRUE(parsed.ok()) << parsed.status();
+  Function f = *std::move(parsed);
+  EXPECT_TRUE(Legalize(f, target).ok());
+  Function original = f;
+  LiveSets sets(f);
+  LsraBuild build;
+  LsraAllocation alloc;
+  absl::StatusOr<LsraBuildStats> b = build.Run(target, f, sets);
+  EXPECT_TRUE(b.ok()) << b.status();
+  absl::StatusOr<LsraAllocStats> a = alloc.Run(target, f, build);
+  EXPECT_TRUE(a.ok()) << a.status();
+  absl::StatusOr<LsraResolveStats> r = ResolveLsra(target, f, build, alloc);
+  EXPECT_TRUE(r.ok()) << r.status();
+  if (!b.ok() || !a.ok() || !r.ok()) return run;
+  run.build = *b;
+  run.alloc = *a;
+  run.resolve = *r;
+  run.printed = PrintFunction(f, target);
+  absl::Status checked = CheckAllocation(f, target);
+  EXPECT_TRUE(checked.ok()) << checked << "\n" << run.printed;
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    absl::Status same = CompareExecutions(original, f, target, seed);
+    EXPECT_TRUE(same.ok()) << same << "\n" << run.printed;
+  }
+  return run;
+}
+
+TEST(LsraTest, ALoopFitsInRegistersWithoutSplits) {
+  for (const char* target : {"x86_64", "aarch64", "armv7"}) {
+    LsraRun run = Allocate(R"(function %sum_loop(i32, i32) -> i32 {
+block0(v0: i32, v1: i32):
+    v2 = const.i32 0
+    jump block1(v2, v0)
+block1(v3: i32, v4: i32):
+    v5 = load.i32 v4, 0
+    v6 = add v3, v5
+    v7 = const.i32 4
+    v8 = add v4, v7
+    v9 = cmp.ult v8, v1
+    br v9, block1(v6, v8), block2
+block2:
+    ret v6
+}
+)", T(target));
+    EXPECT_EQ(run.alloc.splits, 0) << target << "\n" << run.printed;
+    EXPECT_EQ(run.alloc.spilled, 0) << target;
+  }
+}
+
+TEST(LsraTest, ArgumentsAndResultsAreBornAndDieInTheirFixedRegisters) {
+  // v1 is defined for the call and dies there: it takes %rdi at once; the result
+  // stays in %rax for the ret. No move anywhere.
+  LsraRun run = Allocate(R"(function %pass(i64) -> i64 {
+block0(v0: i64):
+    v1 = load.i64 v0, 0
+    v2 = call.i64 %f(v1)
+    ret v2
+}
+)", T("x86_64"));
+  EXPECT_EQ(run.resolve.gap_moves, 0) << run.printed;
+  EXPECT_THAT(run.printed, HasSubstr("v1[%rdi] = load.i64 v0[%rdi], 0"));
+  EXPECT_THAT(run.printed, HasSubstr("ret v2@%rax[%rax]"));
+}
+
+TEST(LsraTest, AValueLiveAcrossACallTakesACalleeSavedRegister) {
+  LsraRun run = Allocate(R"(function %across(i64) -> i64 {
+block0(v0: i64):
+    v1 = load.i64 v0, 0
+    v2 = call.i64 %f()
+    v3 = add v1, v2
+    ret v3
+}
+)", T("x86_64"));
+  EXPECT_EQ(run.alloc.splits, 0) << run.printed;
+  EXPECT_THAT(run.printed, HasSubstr("v1[%rbx] = load.i64"));
+  EXPECT_THAT(run.printed, HasSubstr("saves %rbx\n"));
+}
+
+TEST(LsraTest, HighPressureSplitsAndSpillsBetweenUses) {
+  // Twenty values live at once on x86-64's fifteen registers.
+  std::string text = "function %twenty(i64) -> i64 {\nblock0(v0: i64):\n";
+  for (int k = 1; k <= 20; ++k) text += absl::StrCat("    v", k, " = load.i64 v0, ", 8 * k, "\n");
+  std::string acc = "v20";
+  for (int k = 19; k >= 1; --k) {
+    text += absl::StrCat("    v", 40 - k, " = add ", acc, ", v", k, "\n");
+    acc = absl::StrCat("v", 40 - k);
+  }
+  text += absl::StrCat("    ret ", acc, "\n}\n");
+  LsraRun run = Allocate(text, T("x86_64"));
+  EXPECT_GT(run.alloc.spilled, 0) << run.printed;
+  // Each spilled value is stored once, right after its definition.
+  int stores = 0;
+  for (size_t at = run.printed.find("= spill"); at != std::string::npos; at = run.printed.find("= spill", at + 1)) {
+    ++stores;
+  }
+  EXPECT_LE(stores, 6) << run.printed;
+}
+
+TEST(LsraTest, ArmSAndDRegistersShareStorage) {
+  // Four f32 and six f64 values live across a call: exactly the sixteen s-sized
+  // slots of the callee-saved d8-d15, if the f32 values pair up inside d registers.
+  std::string text = "function %mix(i32) -> f64 {\nblock0(v0: i32):\n";
+  for (int k = 1; k <= 10; ++k) text += absl::StrCat("    v", k, " = const.", k <= 4 ? "f32" : "f64", " ", k, ".5\n");
+  text += "    v11 = call.i32 %f()\n";
+  text += "    v12 = fadd v1, v2\n    v13 = fadd v12, v3\n    v14 = fadd v13, v4\n    store v14, v0, 0\n";
+  text += "    v15 = fadd v5, v6\n    v16 = fadd v15, v7\n    v17 = fadd v16, v8\n    v18 = fadd v17, v9\n";
+  text += "    v19 = fadd v18, v10\n    ret v19\n}\n";
+  LsraRun run = Allocate(text, T("armv7"));
+  EXPECT_EQ(run.alloc.spilled, 0) << run.printed;
+}
+
+TEST(LsraTest, StopsCleanlyOnAnAllocatedFunction) {
+  absl::StatusOr<Function> f = ParseFunction(R"(function %done(i64) -> i64 {
+block0(v0@%rdi[%rdi]: i64):
+    v1[%rax] = move v0[%rdi]
+    ret v1@%rax[%rax]
+}
+)", T("x86_64"));
+  ASSERT_TRUE(f.ok()) << f.status();
+  LiveSets sets;
+  LsraBuild build;
+  absl::StatusOr<LsraBuildStats> s = build.Run(T("x86_64"), *f, sets);
+  EXPECT_EQ(s.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(s.status().message(), "function %done: lsra_build needs SSA form");
+}
+
+}  // namespace
+}  // namespace regalloc
