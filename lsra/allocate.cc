@@ -23,8 +23,22 @@ bool NeedsRegister(const RefPosition& r) { return r.need == RefNeed::kRegister |
 
 class Allocator {
  public:
-  Allocator(const Target& t, Function& f, const LsraBuild& b, std::vector<LsraChild>& children)
-      : t_(t), f_(f), b_(b), ch_(children), free_until_(t.num_regs()), next_use_(t.num_regs()) {}
+  Allocator(const Target& t, Function& f, const LsraBuild& b, const LsraOptions& options,
+            std::vector<LsraChild>& children)
+      : t_(t), f_(f), b_(b), options_(options), ch_(children), free_until_(t.num_regs()), next_use_(t.num_regs()) {
+    // The registers each class allocates from (all, or a stress subset).
+    UnitSet caller = t.UnitsOf(t.abi().caller_saved), callee = t.UnitsOf(t.abi().callee_saved);
+    for (int c = 0; c < t.num_classes(); ++c) {
+      std::vector<PReg> order;
+      for (PReg r : t.Class(RegClass(c)).allocation_order) {
+        bool keep = options.registers == LsraOptions::Registers::kAll ||
+                    (options.registers == LsraOptions::Registers::kCalleeSavedOnly && !caller.Intersects(t.Units(r))) ||
+                    (options.registers == LsraOptions::Registers::kCallerSavedOnly && !callee.Intersects(t.Units(r)));
+        if (keep) order.push_back(r);
+      }
+      orders_.push_back(order.empty() ? t.Class(RegClass(c)).allocation_order : order);
+    }
+  }
 
   absl::Status Run(LsraAllocStats& stats);
 
@@ -160,6 +174,10 @@ class Allocator {
   bool TryAllocateFreeReg(uint32_t id, uint32_t pos, std::optional<PReg> forced);
   absl::Status AllocateBlockedReg(uint32_t id, uint32_t pos, std::optional<PReg> forced);
   std::optional<PReg> ReuseRegister(uint32_t id, uint32_t pos) const;
+  // Register preference: the register of a source whose last use is the
+  // instruction defining this piece at `pos`.
+  std::optional<PReg> PreferredRegister(uint32_t id, uint32_t pos) const;
+  int preferred_ = 0;
   absl::Status TooMany(uint32_t id, uint32_t pos) const {
     return absl::InternalError(absl::StrCat("function %", f_.name(), ": v", ch_[id].value.index(),
                                             " finds no register at position ", pos,
@@ -169,6 +187,8 @@ class Allocator {
   const Target& t_;
   Function& f_;
   const LsraBuild& b_;
+  const LsraOptions& options_;
+  std::vector<std::vector<PReg>> orders_;
   std::vector<LsraChild>& ch_;
   std::vector<PReg> hint_;
   std::vector<uint32_t> active_, inactive_;
@@ -200,7 +220,7 @@ std::optional<PReg> Allocator::ReuseRegister(uint32_t id, uint32_t pos) const {
 bool Allocator::TryAllocateFreeReg(uint32_t id, uint32_t pos, std::optional<PReg> forced) {
   const LsraChild c = ch_[id];  // a copy: splitting grows ch_
   RegClass cls = *t_.ClassFor(f_.value_type(c.value));
-  const std::vector<PReg>& order = t_.Class(cls).allocation_order;
+  const std::vector<PReg>& order = orders_[cls.index()];
   for (PReg r : order) free_until_[r.index()] = NextBlockedFor(c, r, pos);
   for (uint32_t a : active_) {
     for (PReg r : t_.Aliases(ch_[a].loc.reg())) free_until_[r.index()] = 0;
@@ -216,7 +236,8 @@ bool Allocator::TryAllocateFreeReg(uint32_t id, uint32_t pos, std::optional<PReg
     best = *forced;
   } else {
     PReg hint = hint_[id];
-    if (hint.IsValid() && t_.InClass(hint, cls) && free_until_[hint.index()] >= end) {
+    bool in_order = hint.IsValid() && std::find(order.begin(), order.end(), hint) != order.end();
+    if (in_order && free_until_[hint.index()] >= end) {
       best = hint;
     } else {
       for (PReg r : order) {
@@ -239,7 +260,7 @@ bool Allocator::TryAllocateFreeReg(uint32_t id, uint32_t pos, std::optional<PReg
 absl::Status Allocator::AllocateBlockedReg(uint32_t id, uint32_t pos, std::optional<PReg> forced) {
   const LsraChild c = ch_[id];  // a copy: splitting grows ch_
   RegClass cls = *t_.ClassFor(f_.value_type(c.value));
-  const std::vector<PReg>& order = t_.Class(cls).allocation_order;
+  const std::vector<PReg>& order = orders_[cls.index()];
   uint32_t gap = GapAtOrBefore(pos);
   // A fixed use, def or clobber of a register counts as its next use: nothing can
   // be moved out of the way of those.
@@ -254,14 +275,24 @@ absl::Status Allocator::AllocateBlockedReg(uint32_t id, uint32_t pos, std::optio
     for (PReg r : t_.Aliases(ch_[a].loc.reg())) next_use_[r.index()] = std::min(next_use_[r.index()], u);
   }
   PReg best;
+  uint32_t first = NextRegUse(c, pos);
   if (forced.has_value()) {
     best = *forced;
   } else {
     for (PReg r : order) {
       if (!best.IsValid() || next_use_[r.index()] > next_use_[best.index()]) best = r;
     }
+    if (options_.spill_nearest) {
+      // Stress: the holder needed soonest among those needed after this piece.
+      PReg nearest;
+      for (PReg r : order) {
+        if (next_use_[r.index()] > first && (!nearest.IsValid() || next_use_[r.index()] < next_use_[nearest.index()])) {
+          nearest = r;
+        }
+      }
+      if (nearest.IsValid()) best = nearest;
+    }
   }
-  uint32_t first = NextRegUse(c, pos);
   // The pieces holding `best` are needed later than this one: they leave.
   // Otherwise this piece waits on the stack until the gap before its first
   // register use (never when it needs one right away: too many at once).
@@ -310,8 +341,34 @@ absl::Status Allocator::AllocateBlockedReg(uint32_t id, uint32_t pos, std::optio
   return absl::OkStatus();
 }
 
+std::optional<PReg> Allocator::PreferredRegister(uint32_t id, uint32_t pos) const {
+  for (const RefPosition& r : b_.Refs(ch_[id].value)) {
+    if (r.pos != pos || r.kind != RefKind::kDef || !r.inst.IsValid() || r.need != RefNeed::kRegister) continue;
+    uint32_t early = b_.Pos(r.inst, kLsraEarly);
+    for (const Operand& op : f_.operands(r.inst)) {
+      if (!op.IsUse() || op.position() != Position::kEarly) continue;
+      // A source whose piece at the instruction ends there, in a register.
+      for (uint32_t c = first_piece_[op.value().index()]; c != kNever; c = next_piece_[c]) {
+        const LsraChild& s = ch_[c];
+        if (s.from <= early && early < s.to && s.loc.IsReg() && End(s) <= early + 1) {
+          std::optional<RegClass> cls = t_.ClassFor(f_.value_type(ch_[id].value));
+          std::optional<PReg> view = t_.View(s.loc.reg(), *cls);
+          if (view.has_value()) return view;
+        }
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 absl::Status Allocator::AllocateOne(uint32_t id, uint32_t pos) {
   std::optional<PReg> forced = ReuseRegister(id, pos);
+  if (!forced.has_value() && options_.preference && !hint_[id].IsValid()) {
+    if (std::optional<PReg> p = PreferredRegister(id, pos)) {
+      hint_[id] = *p;
+      ++preferred_;
+    }
+  }
   if (!TryAllocateFreeReg(id, pos, forced)) RA_RETURN_IF_ERROR(AllocateBlockedReg(id, pos, forced));
   return absl::OkStatus();
 }
@@ -326,9 +383,20 @@ absl::Status Allocator::Run(LsraAllocStats& stats) {
     absl::Span<const LsraRange> rs = b_.Ranges(Value(v));
     ch_.push_back(LsraChild{Value(v), rs.front().from, rs.back().to, Location()});
     hint_.push_back(b_.interval(Value(v)).hint);
-    first_piece_[v] = static_cast<uint32_t>(ch_.size() - 1);
+    uint32_t id = static_cast<uint32_t>(ch_.size() - 1);
+    first_piece_[v] = id;
     next_piece_.push_back(kNever);
-    Push(static_cast<uint32_t>(ch_.size() - 1));
+    // In an order where a use comes before the definition (the reversed stress
+    // order), the definition starts a piece of its own, so that what it needs (a
+    // reuse or fixed register) applies at the piece's start. Nothing is live just
+    // before a definition, so no move joins the two.
+    for (const RefPosition& r : b_.Refs(Value(v))) {
+      if (r.kind == RefKind::kDef && r.pos > ch_[id].from && r.pos < ch_[id].to) {
+        Push(Split(id, r.pos));
+        --splits_;
+      }
+    }
+    Push(id);
   }
   while (!unhandled_.empty()) {
     auto [pos, id] = unhandled_.top();
@@ -360,6 +428,7 @@ absl::Status Allocator::Run(LsraAllocStats& stats) {
     if (ch_[id].loc.IsReg()) active_.push_back(id);
   }
   stats.splits = splits_;
+  stats.preferred = preferred_;
   stats.children = static_cast<int>(ch_.size());
   for (const LsraChild& c : ch_) {
     stats.spilled += c.loc.IsStack();
@@ -370,9 +439,10 @@ absl::Status Allocator::Run(LsraAllocStats& stats) {
 
 }  // namespace
 
-absl::StatusOr<LsraAllocStats> LsraAllocation::Run(const Target& target, Function& func, const LsraBuild& build) {
+absl::StatusOr<LsraAllocStats> LsraAllocation::Run(const Target& target, Function& func, const LsraBuild& build,
+                                                   const LsraOptions& options) {
   LsraAllocStats stats;
-  Allocator a(target, func, build, children_);
+  Allocator a(target, func, build, options, children_);
   absl::Status s = a.Run(stats);
   if (!s.ok()) return s;
   by_value_.Build(build.num_values(), [&] {

@@ -50,16 +50,34 @@ struct LsraChild {
   Location loc;
 };
 
+// Choices of lsra_allocate, switchable so that each one's effect can be measured,
+// and RyuJIT-style stress modes that make allocation bugs show on small functions.
+struct LsraOptions {
+  // Subzero's register preference: a def whose instruction is the last use of a
+  // source prefers the source's register, so copies and two-address forms need
+  // no move.
+  bool preference = true;
+  // Stress: allocate only from the registers a call preserves, or only from those
+  // it destroys (a class with none of them keeps all its registers).
+  enum class Registers : uint8_t { kAll, kCalleeSavedOnly, kCallerSavedOnly };
+  Registers registers = Registers::kAll;
+  // Stress: evict the holder needed soonest (still after the current piece)
+  // instead of the one needed latest.
+  bool spill_nearest = false;
+};
+
 struct LsraAllocStats {
   int children = 0;  // interval pieces after splitting
   int splits = 0;
   int spilled = 0;   // pieces on the stack
   int registers = 0; // pieces in registers
+  int preferred = 0;  // defs hinted to the register of a source dying at their instruction
 };
 
 class LsraAllocation {
  public:
-  absl::StatusOr<LsraAllocStats> Run(const Target& target, Function& func, const LsraBuild& build);
+  absl::StatusOr<LsraAllocStats> Run(const Target& target, Function& func, const LsraBuild& build,
+                                     const LsraOptions& options = LsraOptions());
 
   // The pieces of `v`, by position.
   absl::Span<const uint32_t> ChildrenOf(Value v) const { return by_value_.Row(v.index()); }

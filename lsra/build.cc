@@ -132,7 +132,8 @@ void LsraBuild::OrderBlocks(const Function& func, const ControlFlowGraph& cfg, c
   }
 }
 
-absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& func, const LiveSets& sets) {
+absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& func, const LiveSets& sets,
+                                              const LsraBuildOptions& options) {
   LsraBuildStats stats;
   target_ = &target;
   if (func.IsAllocated()) {
@@ -156,6 +157,7 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
   DominatorTree dom(func, cfg);
   LoopNest loops(func, cfg, dom);
   OrderBlocks(func, cfg, loops);
+  if (options.reverse_order && order_.size() > 2) std::reverse(order_.begin() + 1, order_.end());
   critical_ = cfg.CriticalEdges();
   stats.critical_edges = static_cast<int>(critical_.size());
 

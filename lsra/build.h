@@ -121,9 +121,16 @@ struct LsraBuildStats {
   int reuse_copies = 0;
 };
 
+struct LsraBuildOptions {
+  // Stress (RyuJIT's reversed order): the blocks after the entry in reverse, so
+  // blocks no longer follow their predecessors and resolution does the work.
+  bool reverse_order = false;
+};
+
 class LsraBuild {
  public:
-  absl::StatusOr<LsraBuildStats> Run(const Target& target, Function& func, const LiveSets& sets);
+  absl::StatusOr<LsraBuildStats> Run(const Target& target, Function& func, const LiveSets& sets,
+                                     const LsraBuildOptions& options = LsraBuildOptions());
 
   // Block order and positions.
   const std::vector<Block>& order() const { return order_; }

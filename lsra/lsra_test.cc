@@ -30,7 +30,7 @@ struct LsraRun {
 };
 
 // Legalizes, allocates, resolves, checks and interprets (3 seeds).
-LsraRun Allocate(const std::string& text, const Target& target) {
+LsraRun Allocate(const std::string& text, const Target& target, const LsraOptions& options = LsraOptions()) {
   LsraRun run;
   absl::StatusOr<Function> parsed = ParseFunction(text, target);
   EXPECT_TRUE(parsed.ok()) << parsed.status();
@@ -42,7 +42,7 @@ LsraRun Allocate(const std::string& text, const Target& target) {
   LsraAllocation alloc;
   absl::StatusOr<LsraBuildStats> b = build.Run(target, f, sets);
   EXPECT_TRUE(b.ok()) << b.status();
-  absl::StatusOr<LsraAllocStats> a = alloc.Run(target, f, build);
+  absl::StatusOr<LsraAllocStats> a = alloc.Run(target, f, build, options);
   EXPECT_TRUE(a.ok()) << a.status();
   absl::StatusOr<LsraResolveStats> r = ResolveLsra(target, f, build, alloc);
   EXPECT_TRUE(r.ok()) << r.status();
@@ -142,6 +142,48 @@ TEST(LsraTest, ArmSAndDRegistersShareStorage) {
   text += "    v19 = fadd v18, v10\n    ret v19\n}\n";
   LsraRun run = Allocate(text, T("armv7"));
   EXPECT_EQ(run.alloc.spilled, 0) << run.printed;
+}
+
+TEST(LsraTest, RegisterPreferencePutsACopyInItsDyingSourcesRegister) {
+  // v2 is born in %rdx (rem's result); the copy v3 is its last use. With
+  // Subzero's preference v3 takes %rdx (the copy does nothing); without it, v3
+  // takes the first register free the longest, %rcx.
+  constexpr char kText[] = R"(function %pref(i64, i64) -> i64 {
+block0(v0: i64, v1: i64):
+    v2 = rem v0, v1
+    v3 = copy v2
+    v4 = load.i64 v3, 0
+    ret v4
+}
+)";
+  LsraRun with = Allocate(kText, T("x86_64"));
+  EXPECT_THAT(with.printed, HasSubstr("v3[%rdx] = copy v2[%rdx]"));
+  EXPECT_GE(with.alloc.preferred, 1);
+  LsraOptions off;
+  off.preference = false;
+  LsraRun without = Allocate(kText, T("x86_64"), off);
+  EXPECT_THAT(without.printed, HasSubstr("v3[%rcx] = copy v2[%rdx]"));
+  EXPECT_EQ(without.alloc.preferred, 0);
+}
+
+TEST(LsraTest, StressModesStillAllocateCorrectly) {
+  // Only callee-saved registers (six on x86-64 for integers): the loop spills
+  // more but stays right; the checker and the interpreter run inside Allocate.
+  std::string text = "function %stress(i64) -> i64 {\nblock0(v0: i64):\n";
+  for (int k = 1; k <= 8; ++k) text += absl::StrCat("    v", k, " = load.i64 v0, ", 8 * k, "\n");
+  std::string acc = "v8";
+  for (int k = 7; k >= 1; --k) {
+    text += absl::StrCat("    v", 16 - k, " = add ", acc, ", v", k, "\n");
+    acc = absl::StrCat("v", 16 - k);
+  }
+  text += absl::StrCat("    ret ", acc, "\n}\n");
+  LsraOptions callee;
+  callee.registers = LsraOptions::Registers::kCalleeSavedOnly;
+  LsraRun few = Allocate(text, T("x86_64"), callee);
+  EXPECT_GT(few.alloc.spilled, 0) << few.printed;
+  EXPECT_THAT(few.printed, ::testing::Not(HasSubstr("[%rcx]")));
+  LsraRun all = Allocate(text, T("x86_64"));
+  EXPECT_EQ(all.alloc.spilled, 0) << all.printed;
 }
 
 TEST(LsraTest, StopsCleanlyOnAnAllocatedFunction) {

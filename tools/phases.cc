@@ -203,34 +203,60 @@ absl::StatusOr<LsraPipelineState*> LsraStateOf(PhaseContext& c, const char* phas
 
 // The linear-scan allocator (issue 7).
 void RegisterLsraPhases(PhaseRegistry& r) {
-  r.Register(Phase{"lsra_build", "linear scan: block order, intervals, RefPositions, fixed registers (lsra/)", {},
-                   {"lsra_intervals"}, {"liveness"},
-                   [](PhaseContext& c) -> absl::Status {
-                     Function& f = c.state.function;
-                     if (f.IsAllocated()) return absl::FailedPreconditionError("lsra_build needs SSA form");
-                     LiveSets sets(f);
-                     auto state = std::make_shared<LsraPipelineState>();
-                     RA_ASSIGN_OR_RETURN(LsraBuildStats s, state->build.Run(c.target, f, sets));
-                     c.stat("intervals", s.intervals);
-                     c.stat("ranges", s.ranges);
-                     c.stat("refs", s.refs);
-                     c.stat("fixed_refs", s.fixed_refs);
-                     c.stat("critical_edges", s.critical_edges);
-                     c.stat("reuse_copies", s.reuse_copies);
-                     c.state.lsra_printed = state->build.Print(f, c.target);
-                     c.state.lsra = std::move(state);
-                     return absl::OkStatus();
-                   }});
-  r.Register(Phase{"lsra_allocate", "linear scan with lifetime holes and interval splitting (lsra/)",
-                   {"lsra_intervals"}, {"lsra_allocation"}, {},
-                   [](PhaseContext& c) -> absl::Status {
-                     RA_ASSIGN_OR_RETURN(LsraPipelineState * state, LsraStateOf(c, "lsra_allocate"));
-                     RA_ASSIGN_OR_RETURN(LsraAllocStats s, state->alloc.Run(c.target, c.state.function, state->build));
-                     c.stat("children", s.children);
-                     c.stat("splits", s.splits);
-                     c.stat("stack_pieces", s.spilled);
-                     return absl::OkStatus();
-                   }});
+  auto build_phase = [](std::string name, LsraBuildOptions options, std::string description) {
+    return Phase{std::move(name), std::move(description), {}, {"lsra_intervals"}, {"liveness"},
+                 [options](PhaseContext& c) -> absl::Status {
+                   Function& f = c.state.function;
+                   if (f.IsAllocated()) return absl::FailedPreconditionError("lsra_build needs SSA form");
+                   LiveSets sets(f);
+                   auto state = std::make_shared<LsraPipelineState>();
+                   RA_ASSIGN_OR_RETURN(LsraBuildStats s, state->build.Run(c.target, f, sets, options));
+                   c.stat("intervals", s.intervals);
+                   c.stat("ranges", s.ranges);
+                   c.stat("refs", s.refs);
+                   c.stat("fixed_refs", s.fixed_refs);
+                   c.stat("critical_edges", s.critical_edges);
+                   c.stat("reuse_copies", s.reuse_copies);
+                   c.state.lsra_printed = state->build.Print(f, c.target);
+                   c.state.lsra = std::move(state);
+                   return absl::OkStatus();
+                 }};
+  };
+  r.Register(build_phase("lsra_build", LsraBuildOptions(),
+                         "linear scan: block order, intervals, RefPositions, fixed registers (lsra/)"));
+  LsraBuildOptions reversed;
+  reversed.reverse_order = true;
+  r.Register(build_phase("lsra_build_reversed", reversed, "stress: lsra_build with the block order reversed"));
+  auto allocate_phase = [](std::string name, LsraOptions options, std::string description) {
+    return Phase{std::move(name), std::move(description), {"lsra_intervals"}, {"lsra_allocation"}, {},
+                 [options](PhaseContext& c) -> absl::Status {
+                   RA_ASSIGN_OR_RETURN(LsraPipelineState * state, LsraStateOf(c, "lsra_allocate"));
+                   RA_ASSIGN_OR_RETURN(LsraAllocStats s,
+                                       state->alloc.Run(c.target, c.state.function, state->build, options));
+                   c.stat("children", s.children);
+                   c.stat("splits", s.splits);
+                   c.stat("stack_pieces", s.spilled);
+                   c.stat("preferred", s.preferred);
+                   return absl::OkStatus();
+                 }};
+  };
+  r.Register(allocate_phase("lsra_allocate", LsraOptions(),
+                            "linear scan with lifetime holes and interval splitting (lsra/)"));
+  LsraOptions no_preference;
+  no_preference.preference = false;
+  r.Register(allocate_phase("lsra_allocate_nopref", no_preference, "lsra_allocate without register preference"));
+  LsraOptions callee_only;
+  callee_only.registers = LsraOptions::Registers::kCalleeSavedOnly;
+  r.Register(allocate_phase("lsra_allocate_callee_saved", callee_only,
+                            "stress: lsra_allocate from callee-saved registers only"));
+  LsraOptions caller_only;
+  caller_only.registers = LsraOptions::Registers::kCallerSavedOnly;
+  r.Register(allocate_phase("lsra_allocate_caller_saved", caller_only,
+                            "stress: lsra_allocate from caller-saved registers only"));
+  LsraOptions nearest;
+  nearest.spill_nearest = true;
+  r.Register(allocate_phase("lsra_allocate_nearest", nearest,
+                            "stress: lsra_allocate evicting the register needed soonest"));
   r.Register(Phase{"lsra_resolve", "linear scan resolution: operand locations, split and edge moves (lsra/)",
                    {"lsra_allocation"}, {"locations", "lowered"}, {"liveness"},
                    [](PhaseContext& c) -> absl::Status {
@@ -243,8 +269,16 @@ void RegisterLsraPhases(PhaseRegistry& r) {
                      c.state.lsra = nullptr;
                      return absl::OkStatus();
                    }});
-  r.RegisterPipeline("lsra", {"legalize", "liveness", "lsra_build", "lsra_allocate", "lsra_resolve", "check",
-                              "interpret"});
+  auto lsra = [&](const std::string& name, const std::string& build, const std::string& allocate) {
+    r.RegisterPipeline(name, {"legalize", "liveness", build, allocate, "lsra_resolve", "check", "interpret"});
+  };
+  lsra("lsra", "lsra_build", "lsra_allocate");
+  // Each enhancement off, and RyuJIT-style stress modes (run by the fuzz test).
+  lsra("lsra_nopref", "lsra_build", "lsra_allocate_nopref");
+  lsra("lsra_stress_callee_saved", "lsra_build", "lsra_allocate_callee_saved");
+  lsra("lsra_stress_caller_saved", "lsra_build", "lsra_allocate_caller_saved");
+  lsra("lsra_stress_nearest", "lsra_build", "lsra_allocate_nearest");
+  lsra("lsra_stress_reversed", "lsra_build_reversed", "lsra_allocate");
 }
 
 // The correctness harness and the reference allocator (tools/).

@@ -3,7 +3,8 @@
 // original under the interpreter. A failure prints the one command that
 // reproduces it.
 //
-// Allocator issues add their pipeline to kPipelines.
+// Allocator issues add their pipeline to kPipelines; variants (an enhancement
+// off, a stress mode) run on fewer seeds.
 #include <sstream>
 #include <string>
 
@@ -13,25 +14,39 @@
 namespace regalloc {
 namespace {
 
-constexpr const char* kPipelines[] = {"stack", "ssa", "lsra"};
-constexpr int kSeeds = 1000;  // per target and pipeline: about 20 s each under ASan
+struct FuzzedPipeline {
+  const char* name;
+  int seeds;  // per target
+};
+constexpr FuzzedPipeline kPipelines[] = {
+    {"stack", 1000},
+    {"ssa", 1000},
+    {"ssa_belady", 200},
+    {"lsra", 1000},
+    {"lsra_nopref", 200},
+    {"lsra_stress_callee_saved", 200},
+    {"lsra_stress_caller_saved", 200},
+    {"lsra_stress_nearest", 200},
+    {"lsra_stress_reversed", 200},
+};
 constexpr int kSize = 150;
 
 class PipelinesFuzzTest : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(PipelinesFuzzTest, EveryPipelineIsCheckedAndInterpreted) {
-  for (const char* pipeline : kPipelines) {
+  for (const FuzzedPipeline& p : kPipelines) {
+    const char* pipeline = p.name;
     PipelineOptions o;
     o.target = GetParam();
     o.pipeline = pipeline;
-    o.generate = kSeeds;
+    o.generate = p.seeds;
     o.seed = 1;
     o.size = kSize;
     o.progress = false;
     std::ostringstream out, err;
     absl::StatusOr<PipelineSummary> s = RunPipeline(o, out, err);
     ASSERT_TRUE(s.ok()) << s.status();
-    EXPECT_EQ(s->functions, kSeeds);
+    EXPECT_EQ(s->functions, p.seeds);
     EXPECT_EQ(s->failed, 0) << err.str() << "\nreproduce one function %genS with:\n  ./bazelw run //tools:pipeline -- --pipeline="
                             << pipeline << " --target=" << GetParam() << " --generate=1 --seed=S --size=" << kSize
                             << " --print";
