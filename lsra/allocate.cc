@@ -473,4 +473,32 @@ StackSlot LsraAllocation::SlotOf(Value v, Function& func) {
   return s;
 }
 
+std::string LsraAllocation::Print(const Function& func, const Target& target) const {
+  std::string out = absl::StrCat("lsra allocation of %", func.name(), " (pieces [from, to); ss: the value's slot)\n");
+  auto where = [&](Location l) { return l.IsReg() ? absl::StrCat("%", target.RegName(l.reg())) : std::string("ss"); };
+  for (size_t v = 0; v < by_value_.num_rows(); ++v) {
+    if (by_value_.Row(v).empty()) continue;
+    absl::StrAppend(&out, "  v", v, ":");
+    for (uint32_t id : by_value_.Row(v)) {
+      absl::StrAppend(&out, " [", children_[id].from, ", ", children_[id].to, ") ", where(children_[id].loc));
+    }
+    absl::StrAppend(&out, "\n");
+  }
+  std::vector<std::vector<uint32_t>> per_reg(target.num_regs());
+  for (uint32_t id = 0; id < children_.size(); ++id) {
+    if (children_[id].loc.IsReg()) per_reg[children_[id].loc.reg().index()].push_back(id);
+  }
+  for (int r = 0; r < target.num_regs(); ++r) {
+    if (per_reg[r].empty()) continue;
+    std::sort(per_reg[r].begin(), per_reg[r].end(),
+              [&](uint32_t a, uint32_t b) { return children_[a].from < children_[b].from; });
+    absl::StrAppend(&out, "  %", target.RegName(PReg(r)), ":");
+    for (uint32_t id : per_reg[r]) {
+      absl::StrAppend(&out, " v", children_[id].value.index(), "[", children_[id].from, ", ", children_[id].to, ")");
+    }
+    absl::StrAppend(&out, "\n");
+  }
+  return out;
+}
+
 }  // namespace regalloc

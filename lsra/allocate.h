@@ -32,6 +32,7 @@
 #define REGALLOC_LSRA_ALLOCATE_H_
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -87,6 +88,10 @@ class LsraAllocation {
   // The value's stack slot, made on first request (every stack piece of a value
   // uses the same one).
   StackSlot SlotOf(Value v, Function& func);
+
+  // RyuJIT-style dump: each value's pieces and where they are, then each
+  // register's contents in position order (the allocation table).
+  std::string Print(const Function& func, const Target& target) const;
 
  private:
   std::vector<LsraChild> children_;

@@ -186,6 +186,40 @@ TEST(LsraTest, StressModesStillAllocateCorrectly) {
   EXPECT_EQ(all.alloc.spilled, 0) << all.printed;
 }
 
+TEST(LsraTest, DumpsShowPiecesTheAllocationTableAndEdgeMoves) {
+  absl::StatusOr<Function> parsed = ParseFunction(R"(function %sum_loop(i32, i32) -> i32 {
+block0(v0: i32, v1: i32):
+    v2 = const.i32 0
+    jump block1(v2, v0)
+block1(v3: i32, v4: i32):
+    v5 = load.i32 v4, 0
+    v6 = add v3, v5
+    v7 = const.i32 4
+    v8 = add v4, v7
+    v9 = cmp.ult v8, v1
+    br v9, block1(v6, v8), block2
+block2:
+    ret v6
+}
+)", T("x86_64"));
+  ASSERT_TRUE(parsed.ok());
+  Function f = *std::move(parsed);
+  ASSERT_TRUE(Legalize(f, T("x86_64")).ok());
+  LiveSets sets(f);
+  LsraBuild build;
+  LsraAllocation alloc;
+  ASSERT_TRUE(build.Run(T("x86_64"), f, sets).ok());
+  ASSERT_TRUE(alloc.Run(T("x86_64"), f, build).ok());
+  std::string table = alloc.Print(f, T("x86_64"));
+  // v1 keeps the register it arrives in through the loop; the table lists it.
+  EXPECT_THAT(table, HasSubstr("  v1: [3, 35) %esi\n"));
+  EXPECT_THAT(table, HasSubstr("  %esi: v1[3, 35)\n"));
+  absl::StatusOr<LsraResolveStats> r = ResolveLsra(T("x86_64"), f, build, alloc);
+  ASSERT_TRUE(r.ok()) << r.status();
+  // Only the entry edge moves something: v0 into v4's register.
+  EXPECT_EQ(r->printed, "lsra resolution of %sum_loop (moves per edge)\n  block0 -> block1: v0->v4 %edi -> %edx\n");
+}
+
 TEST(LsraTest, StopsCleanlyOnAnAllocatedFunction) {
   absl::StatusOr<Function> f = ParseFunction(R"(function %done(i64) -> i64 {
 block0(v0@%rdi[%rdi]: i64):

@@ -5,6 +5,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "base/status_macros.h"
 #include "liveness/live_sets.h"
 #include "ssa/cfg.h"
@@ -273,6 +274,18 @@ absl::StatusOr<LsraResolveStats> Resolver::Run() {
   }
   stats_.edges_split =
       SplitCriticalEdges(f_, [&](const Edge& e) { return to_split.contains({e.branch.index(), e.target}); });
+  stats_.printed = absl::StrCat("lsra resolution of %", f_.name(), " (moves per edge)\n");
+  for (const EdgeCopy& ec : edges) {
+    std::vector<std::string> parts;
+    for (const CopyMove& m : ec.moves) {
+      if (m.src == m.dst) continue;
+      parts.push_back(absl::StrCat("v", m.value.index(), m.dst_value.IsValid() ? absl::StrCat("->v", m.dst_value.index()) : "",
+                                   " ", PrintLocation(m.src, t_), " -> ", PrintLocation(m.dst, t_)));
+    }
+    if (parts.empty()) continue;
+    absl::StrAppend(&stats_.printed, "  block", ec.edge.from.index(), " -> block", ec.edge.to.index(),
+                    cfg.IsCritical(ec.edge) ? " (critical, split)" : "", ": ", absl::StrJoin(parts, ", "), "\n");
+  }
   for (EdgeCopy& ec : edges) {
     if (ec.moves.empty()) continue;
     Block from = ec.edge.from;

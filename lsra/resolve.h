@@ -30,6 +30,8 @@
 #ifndef REGALLOC_LSRA_RESOLVE_H_
 #define REGALLOC_LSRA_RESOLVE_H_
 
+#include <string>
+
 #include "absl/status/statusor.h"
 #include "lsra/allocate.h"
 #include "lsra/build.h"
@@ -43,6 +45,8 @@ struct LsraResolveStats {
   int edge_moves = 0;    // moving instructions on edges
   int edges_split = 0;
   int stack_temps = 0;
+  // The --print dump: each edge's copy, before it was sequentialized.
+  std::string printed;
 };
 
 absl::StatusOr<LsraResolveStats> ResolveLsra(const Target& target, Function& func, const LsraBuild& build,

@@ -237,6 +237,7 @@ void RegisterLsraPhases(PhaseRegistry& r) {
                    c.stat("splits", s.splits);
                    c.stat("stack_pieces", s.spilled);
                    c.stat("preferred", s.preferred);
+                   absl::StrAppend(&c.state.lsra_printed, state->alloc.Print(c.state.function, c.target));
                    return absl::OkStatus();
                  }};
   };
@@ -266,6 +267,7 @@ void RegisterLsraPhases(PhaseRegistry& r) {
                      c.stat("gap_moves", s.gap_moves);
                      c.stat("edge_moves", s.edge_moves);
                      c.stat("edges_split", s.edges_split);
+                     absl::StrAppend(&c.state.lsra_printed, s.printed);
                      c.state.lsra = nullptr;
                      return absl::OkStatus();
                    }});
