@@ -157,7 +157,7 @@ class Allocator {
     if (pos > ch_[id].from) tail = Split(id, pos);
     uint32_t use = NextRegUse(ch_[tail], pos);
     if (use != kNever) {
-      uint32_t gap = GapAtOrBefore(use);
+      uint32_t gap = BestReloadGap(pos, GapAtOrBefore(use));
       if (gap > ch_[tail].from && gap > pos) {
         uint32_t rest = Split(tail, gap);
         Push(rest);
@@ -168,6 +168,31 @@ class Allocator {
       }
     }
     ch_[tail].loc = Location::Stack(StackSlot(0));  // the value's slot, made in resolve
+  }
+
+  // Wimmer's split-position choice: between `after` and `gap`, the start of the
+  // block with the smallest loop depth (the latest such), so that a reload
+  // before a use in a loop happens on the loop's entry edge, not in the loop.
+  uint32_t BestReloadGap(uint32_t after, uint32_t gap) const {
+    const std::vector<Block>& order = b_.order();
+    // The block containing `gap`: the last one starting at or before it.
+    auto it = std::upper_bound(order.begin(), order.end(), gap,
+                               [&](uint32_t p, Block b) { return p < b_.BlockFrom(b); });
+    if (it == order.begin()) return gap;
+    --it;
+    uint32_t best = gap;
+    int best_depth = b_.depth(*it);
+    for (int steps = 0; steps < 64; ++steps) {
+      uint32_t from = b_.BlockFrom(*it);
+      if (from <= after) break;
+      if (b_.depth(*it) < best_depth) {
+        best = from;
+        best_depth = b_.depth(*it);
+      }
+      if (it == order.begin()) break;
+      --it;
+    }
+    return best;
   }
 
   absl::Status AllocateOne(uint32_t id, uint32_t pos);

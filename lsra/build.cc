@@ -157,6 +157,8 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
   DominatorTree dom(func, cfg);
   LoopNest loops(func, cfg, dom);
   OrderBlocks(func, cfg, loops);
+  depth_.assign(func.num_blocks(), 0);
+  for (Block b : func.layout()) depth_[b.index()] = loops.depth(b);
   if (options.reverse_order && order_.size() > 2) std::reverse(order_.begin() + 1, order_.end());
   critical_ = cfg.CriticalEdges();
   stats.critical_edges = static_cast<int>(critical_.size());

@@ -135,6 +135,7 @@ class LsraBuild {
   // Block order and positions.
   const std::vector<Block>& order() const { return order_; }
   Block seed(Block b) const { return seed_[b.index()]; }
+  int depth(Block b) const { return depth_[b.index()]; }  // loop depth
   uint32_t BlockFrom(Block b) const { return block_from_[b.index()]; }
   uint32_t BlockTo(Block b) const { return block_to_[b.index()]; }
   // The position of slot `slot` (kLsraEarly...) of `inst`.
@@ -165,6 +166,7 @@ class LsraBuild {
   const Target* target_ = nullptr;
   std::vector<Block> order_;
   std::vector<Block> seed_;
+  std::vector<int> depth_;
   std::vector<uint32_t> block_from_, block_to_, number_;
   std::vector<Edge> critical_;
   std::vector<uint8_t> has_;
