@@ -99,7 +99,7 @@ class Colorer {
   absl::Status AssignParams(Block b);
   // Emits the parallel copy `moves` (already reflected in the state) before the
   // instruction being processed.
-  absl::Status EmitCopy(const std::vector<CopyMove>& moves, bool restore);
+  absl::Status EmitCopy(const std::vector<CopyMove>& moves);
   // The constraint copy `copy` (may be invalid) and the relocations inst `i` needs.
   absl::Status Relocate(Block b, Inst copy, Inst i);
   absl::Status RestoreHomes(Block b, Inst branch, const LiveSets& sets);
@@ -276,27 +276,13 @@ absl::Status Colorer::AssignParams(Block b) {
   return absl::OkStatus();
 }
 
-absl::Status Colorer::EmitCopy(const std::vector<CopyMove>& moves, bool restore) {
-  if (moves.empty()) return absl::OkStatus();
-  ParallelCopyOptions options;
-  options.use_swap = t_.has_swap();
-  options.new_stack_slot = [&](Type type) {
-    ++stats_.stack_temps;
-    return f_.NewStackSlot(TypeSize(type));
-  };
-  RA_ASSIGN_OR_RETURN(std::vector<CopyStep> steps, SequentializeParallelCopy(moves, t_, options));
-  for (const CopyStep& step : steps) {
-    out_->push_back(EmitCopyStep(f_, step));
-    bool rename = step.kind == CopyStep::Kind::kMove && step.src == step.dst;
-    if (rename) {
-      ++stats_.renames;
-      continue;
-    }
-    ++stats_.moves;
-    stats_.swaps += step.kind == CopyStep::Kind::kSwap;
-    stats_.weighted_cost += weight_;
-  }
-  (void)restore;
+absl::Status Colorer::EmitCopy(const std::vector<CopyMove>& moves) {
+  RA_ASSIGN_OR_RETURN(EmittedCopy e, EmitParallelCopy(f_, t_, moves, *out_));
+  stats_.moves += e.moves;
+  stats_.renames += e.renames;
+  stats_.swaps += e.swaps;
+  stats_.stack_temps += e.stack_temps;
+  stats_.weighted_cost += e.moves * weight_;
   return absl::OkStatus();
 }
 
@@ -439,7 +425,7 @@ absl::Status Colorer::Relocate(Block b, Inst copy, Inst i) {
   for (Value w : dying_at_copy) Vacate(w);
   for (const Move& m : moving) Vacate(m.value);
   for (const auto& [v, l] : placed) Occupy(v, l);
-  return EmitCopy(moves, /*restore=*/false);
+  return EmitCopy(moves);
 }
 
 absl::Status Colorer::RestoreHomes(Block b, Inst branch, const LiveSets& sets) {
@@ -481,7 +467,7 @@ absl::Status Colorer::RestoreHomes(Block b, Inst branch, const LiveSets& sets) {
   for (Value v : targets_v) Vacate(v);
   for (Value w : displaced) Vacate(w);
   for (const auto& [v, l] : placed) Occupy(v, l);
-  return EmitCopy(moves, /*restore=*/true);
+  return EmitCopy(moves);
 }
 
 absl::Status Colorer::AssignInst(Block b, Inst i) {

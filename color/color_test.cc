@@ -8,6 +8,7 @@
 #include "ssa/legalize.h"
 #include "ssa/parser.h"
 #include "ssa/printer.h"
+#include "ssa/ssa_testing.h"
 
 namespace regalloc {
 namespace {
@@ -15,13 +16,6 @@ namespace {
 using ::testing::HasSubstr;
 
 const Target& T(const char* name) { return *TargetByName(name).value(); }
-
-Function Legal(const std::string& text, const Target& target) {
-  absl::StatusOr<Function> f = ParseFunction(text, target);
-  EXPECT_TRUE(f.ok()) << f.status();
-  EXPECT_TRUE(Legalize(*f, target).ok());
-  return *std::move(f);
-}
 
 SsaRun Allocate(Function& f, const Target& target) {
   absl::StatusOr<SsaRun> run = AllocateSsaAndCheck(f, target);
@@ -33,21 +27,7 @@ TEST(ColorTest, LoopCarriedValuesNeedNoMoves) {
   // The parameters of block1 and their arguments share virtual registers; their
   // members take one register, so lowering the parameters moves nothing.
   for (const char* target : {"x86_64", "aarch64", "armv7"}) {
-    Function f = Legal(R"(function %sum_loop(i32, i32) -> i32 {
-block0(v0: i32, v1: i32):
-    v2 = const.i32 0
-    jump block1(v2, v0)
-block1(v3: i32, v4: i32):
-    v5 = load.i32 v4, 0
-    v6 = add v3, v5
-    v7 = const.i32 4
-    v8 = add v4, v7
-    v9 = cmp.ult v8, v1
-    br v9, block1(v6, v8), block2
-block2:
-    ret v6
-}
-)", T(target));
+    Function f = ParseLegal(kSumLoopText, T(target));
     SsaRun run = Allocate(f, T(target));
     EXPECT_EQ(run.lower.moves, 0) << target << "\n" << PrintFunction(f, T(target));
     EXPECT_EQ(run.spill.values_spilled, 0) << target;
@@ -57,7 +37,7 @@ block2:
 TEST(ColorTest, TheDividendIsBornInRaxAndTheQuotientReturnedFromIt) {
   // A def that a constraint copy later moves to a fixed register prefers that
   // register, so the copies before `div` and `ret` are renames in place.
-  Function f = Legal(R"(function %quotient(i64, i64) -> i64 {
+  Function f = ParseLegal(R"(function %quotient(i64, i64) -> i64 {
 block0(v0: i64, v1: i64):
     v2 = load.i64 v0, 0
     v3 = div v2, v1
@@ -71,7 +51,7 @@ block0(v0: i64, v1: i64):
 }
 
 TEST(ColorTest, AValueLiveAcrossACallGetsACalleeSavedRegisterFromTheStart) {
-  Function f = Legal(R"(function %across(i64) -> i64 {
+  Function f = ParseLegal(R"(function %across(i64) -> i64 {
 block0(v0: i64):
     v1 = load.i64 v0, 0
     v2 = call.i64 %f()
@@ -88,7 +68,7 @@ block0(v0: i64):
 
 TEST(ColorTest, ACallPinningTheParameterRegistersMovesThemAside) {
   // v0 arrives in %rdi, which the call clobbers while v0 is still needed.
-  Function f = Legal(R"(function %aside(i64) -> i64 {
+  Function f = ParseLegal(R"(function %aside(i64) -> i64 {
 block0(v0: i64):
     v1 = call.i64 %f(v0)
     v2 = add v1, v0
@@ -146,7 +126,7 @@ block0(v0: i32):
 )";
 
 TEST(ColorTest, ArmVfpFragmentationIsRepackedAcrossACall) {
-  Function f = Legal(kFragmented, T("armv7"));
+  Function f = ParseLegal(kFragmented, T("armv7"));
   SsaRun run = Allocate(f, T("armv7"));
   EXPECT_EQ(run.spill.values_spilled, 0);
   EXPECT_GE(run.color.relocations, 8) << PrintFunction(f, T("armv7"));
@@ -164,7 +144,7 @@ TEST(ColorTest, ColoringWithoutSpillingNamesTheInstruction) {
     acc = absl::StrCat("v", 15 + k);
   }
   text += absl::StrCat("    ret ", acc, "\n}\n");
-  Function f = Legal(text, T("x86_64"));
+  Function f = ParseLegal(text, T("x86_64"));
   VirtRegs vregs;
   ValueLocations locs;
   absl::StatusOr<ColorStats> s = Color(T("x86_64"), f, vregs, locs);
@@ -174,7 +154,7 @@ TEST(ColorTest, ColoringWithoutSpillingNamesTheInstruction) {
 }
 
 TEST(ColorTest, UnreachableBlocksAreAnError) {
-  Function f = Legal(R"(function %dead(i32) -> i32 {
+  Function f = ParseLegal(R"(function %dead(i32) -> i32 {
 block0(v0: i32):
     ret v0
 block1:

@@ -8,6 +8,7 @@
 #include "ssa/legalize.h"
 #include "ssa/parser.h"
 #include "ssa/printer.h"
+#include "ssa/ssa_testing.h"
 #include "tools/generator.h"
 
 namespace regalloc {
@@ -18,37 +19,14 @@ using ::testing::HasSubstr;
 
 const Target& T(const char* name) { return *TargetByName(name).value(); }
 
-Function Legal(const std::string& text, const Target& target) {
-  absl::StatusOr<Function> f = ParseFunction(text, target);
-  EXPECT_TRUE(f.ok()) << f.status();
-  EXPECT_TRUE(Legalize(*f, target).ok());
-  return *std::move(f);
-}
-
 std::vector<std::pair<uint32_t, uint32_t>> Pieces(const LsraBuild& b, int v) {
   std::vector<std::pair<uint32_t, uint32_t>> out;
   for (const LsraRange& r : b.Ranges(Value(v))) out.push_back({r.from, r.to});
   return out;
 }
 
-constexpr char kLoop[] = R"(function %sum_loop(i32, i32) -> i32 {
-block0(v0: i32, v1: i32):
-    v2 = const.i32 0
-    jump block1(v2, v0)
-block1(v3: i32, v4: i32):
-    v5 = load.i32 v4, 0
-    v6 = add v3, v5
-    v7 = const.i32 4
-    v8 = add v4, v7
-    v9 = cmp.ult v8, v1
-    br v9, block1(v6, v8), block2
-block2:
-    ret v6
-}
-)";
-
 TEST(LsraBuildTest, TheLoopReadsLikeRyuJitsDump) {
-  Function f = Legal(kLoop, T("x86_64"));
+  Function f = ParseLegal(kSumLoopText, T("x86_64"));
   LiveSets sets(f);
   LsraBuild build;
   absl::StatusOr<LsraBuildStats> s = build.Run(T("x86_64"), f, sets);
@@ -88,7 +66,7 @@ TEST(LsraBuildTest, AValueDeadInALoopPlacedBeforeItsUseHasAHole) {
   // The loop (block1) is heavier, so it is placed right after block0, then
   // block3 (made ready last), then block2, the only block that reads v2: v2's
   // interval is [def, end of block0) and block2, with a hole over the loop.
-  Function f = Legal(R"(function %hole(i64, i64) -> i64 {
+  Function f = ParseLegal(R"(function %hole(i64, i64) -> i64 {
 block0(v0: i64, v1: i64):
     v2 = load.i64 v0, 0
     br v1, block1(v1), block2
@@ -116,7 +94,7 @@ block3(v6: i64):
 TEST(LsraBuildTest, TheBlockOrderPlacesTheLoopBeforeTheColderExit) {
   // In layout the exit (block1) comes first; the loop (block2, depth 1) is
   // heavier, so it goes right after block0, its predecessor.
-  Function f = Legal(R"(function %order(i32) -> i32 {
+  Function f = ParseLegal(R"(function %order(i32) -> i32 {
 block0(v0: i32):
     br v0, block2(v0), block1
 block1:
@@ -138,7 +116,7 @@ block3:
 }
 
 TEST(LsraBuildTest, CallsKillTheCallerSavedRegistersBetweenEarlyAndLate) {
-  Function f = Legal(R"(function %call(i64) -> i64 {
+  Function f = ParseLegal(R"(function %call(i64) -> i64 {
 block0(v0: i64):
     v1 = load.i64 v0, 0
     v2 = call.i64 %f(v1)
@@ -167,7 +145,7 @@ block0(v0: i64):
 }
 
 TEST(LsraBuildTest, AStillNeededReuseSourceIsCopiedFirst) {
-  Function f = Legal(R"(function %two_address(i64, i64) -> i64 {
+  Function f = ParseLegal(R"(function %two_address(i64, i64) -> i64 {
 block0(v0: i64, v1: i64):
     v2 = sub v0, v1
     v3 = add v2, v0

@@ -12,6 +12,7 @@
 #include "ssa/legalize.h"
 #include "ssa/parser.h"
 #include "ssa/printer.h"
+#include "ssa/ssa_testing.h"
 #include "tools/checker.h"
 #include "tools/interpreter.h"
 
@@ -32,10 +33,7 @@ struct LsraRun {
 // Legalizes, allocates, resolves, checks and interprets (3 seeds).
 LsraRun Allocate(const std::string& text, const Target& target, const LsraOptions& options = LsraOptions()) {
   LsraRun run;
-  absl::StatusOr<Function> parsed = ParseFunction(text, target);
-  EXPECT_TRUE(parsed.ok()) << parsed.status();
-  Function f = *std::move(parsed);
-  EXPECT_TRUE(Legalize(f, target).ok());
+  Function f = ParseLegal(text, target);
   Function original = f;
   LiveSets sets(f);
   LsraBuild build;
@@ -62,21 +60,7 @@ LsraRun Allocate(const std::string& text, const Target& target, const LsraOption
 
 TEST(LsraTest, ALoopFitsInRegistersWithoutSplits) {
   for (const char* target : {"x86_64", "aarch64", "armv7"}) {
-    LsraRun run = Allocate(R"(function %sum_loop(i32, i32) -> i32 {
-block0(v0: i32, v1: i32):
-    v2 = const.i32 0
-    jump block1(v2, v0)
-block1(v3: i32, v4: i32):
-    v5 = load.i32 v4, 0
-    v6 = add v3, v5
-    v7 = const.i32 4
-    v8 = add v4, v7
-    v9 = cmp.ult v8, v1
-    br v9, block1(v6, v8), block2
-block2:
-    ret v6
-}
-)", T(target));
+    LsraRun run = Allocate(kSumLoopText, T(target));
     EXPECT_EQ(run.alloc.splits, 0) << target << "\n" << run.printed;
     EXPECT_EQ(run.alloc.spilled, 0) << target;
   }
@@ -187,24 +171,7 @@ TEST(LsraTest, StressModesStillAllocateCorrectly) {
 }
 
 TEST(LsraTest, DumpsShowPiecesTheAllocationTableAndEdgeMoves) {
-  absl::StatusOr<Function> parsed = ParseFunction(R"(function %sum_loop(i32, i32) -> i32 {
-block0(v0: i32, v1: i32):
-    v2 = const.i32 0
-    jump block1(v2, v0)
-block1(v3: i32, v4: i32):
-    v5 = load.i32 v4, 0
-    v6 = add v3, v5
-    v7 = const.i32 4
-    v8 = add v4, v7
-    v9 = cmp.ult v8, v1
-    br v9, block1(v6, v8), block2
-block2:
-    ret v6
-}
-)", T("x86_64"));
-  ASSERT_TRUE(parsed.ok());
-  Function f = *std::move(parsed);
-  ASSERT_TRUE(Legalize(f, T("x86_64")).ok());
+  Function f = ParseLegal(kSumLoopText, T("x86_64"));
   LiveSets sets(f);
   LsraBuild build;
   LsraAllocation alloc;

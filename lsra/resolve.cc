@@ -64,21 +64,10 @@ class Resolver {
 };
 
 absl::Status Resolver::Emit(const std::vector<CopyMove>& moves, std::vector<Inst>& out, int& counter) {
-  if (moves.empty()) return absl::OkStatus();
-  ParallelCopyOptions options;
-  options.use_swap = t_.has_swap();
-  options.new_stack_slot = [&](Type type) {
-    ++stats_.stack_temps;
-    return f_.NewStackSlot(TypeSize(type));
-  };
-  RA_ASSIGN_OR_RETURN(std::vector<CopyStep> steps, SequentializeParallelCopy(moves, t_, options));
-  for (const CopyStep& s : steps) {
-    out.push_back(EmitCopyStep(f_, s));
-    counter += !(s.kind == CopyStep::Kind::kMove && s.src == s.dst);
-    for (Location l : {s.src, s.dst}) {
-      if (l.IsReg()) used_ |= t_.Aliases(l.reg());
-    }
-  }
+  RA_ASSIGN_OR_RETURN(EmittedCopy e, EmitParallelCopy(f_, t_, moves, out));
+  counter += e.moves;
+  stats_.stack_temps += e.stack_temps;
+  used_ |= e.regs;
   return absl::OkStatus();
 }
 

@@ -11,6 +11,7 @@
 #include "ssa/legalize.h"
 #include "ssa/parser.h"
 #include "ssa/printer.h"
+#include "ssa/ssa_testing.h"
 
 namespace regalloc {
 namespace {
@@ -18,13 +19,6 @@ namespace {
 using ::testing::HasSubstr;
 
 const Target& X86() { return *TargetByName("x86_64").value(); }
-
-Function Legal(const std::string& text, const Target& target) {
-  absl::StatusOr<Function> f = ParseFunction(text, target);
-  EXPECT_TRUE(f.ok()) << f.status();
-  EXPECT_TRUE(Legalize(*f, target).ok());
-  return *std::move(f);
-}
 
 // Spill + reload, then the independent pressure check; returns the spilled values.
 std::vector<int> SpillAndCheck(Function& f, const Target& target, SpillHeuristic h = SpillHeuristic::kFarthestDef) {
@@ -46,7 +40,7 @@ std::vector<int> SpillAndCheck(Function& f, const Target& target, SpillHeuristic
 }
 
 TEST(PrepareTest, FixedUsesAndStillNeededReuseSourcesGetConstraintCopies) {
-  Function f = Legal(R"(function %f(i64, i64) -> i64 {
+  Function f = ParseLegal(R"(function %f(i64, i64) -> i64 {
 block0(v0: i64, v1: i64):
     v2 = div v0, v1
     v3 = sub v0, v2
@@ -123,14 +117,14 @@ block0(v0: i64):
 )";
 
 TEST(SpillTest, FarthestDefSpillsTheOldestValuesAndNoMore) {
-  Function f = Legal(kTwentyLoads, X86());
+  Function f = ParseLegal(kTwentyLoads, X86());
   EXPECT_EQ(SpillAndCheck(f, X86()), (std::vector<int>{1, 2, 3, 4, 5}));
 }
 
 TEST(SpillTest, FarthestNextUseAlsoSpillsTheOldest) {
   // Used in reverse order of definition, the oldest loads are also the ones
   // used last: both heuristics agree here.
-  Function f = Legal(kTwentyLoads, X86());
+  Function f = ParseLegal(kTwentyLoads, X86());
   EXPECT_EQ(SpillAndCheck(f, X86(), SpillHeuristic::kFarthestNextUse), (std::vector<int>{1, 2, 3, 4, 5}));
 }
 
@@ -148,9 +142,9 @@ TEST(SpillTest, BeladyAndFarthestDefDisagreeWhenOldValuesAreUsedSoon) {
     acc = absl::StrCat("v", next++);
   }
   text += absl::StrCat("    ret ", acc, "\n}\n");
-  Function a = Legal(text, X86());
+  Function a = ParseLegal(text, X86());
   EXPECT_EQ(SpillAndCheck(a, X86()), (std::vector<int>{2, 3, 4, 5, 6}));
-  Function b = Legal(text, X86());
+  Function b = ParseLegal(text, X86());
   EXPECT_EQ(SpillAndCheck(b, X86(), SpillHeuristic::kFarthestNextUse), (std::vector<int>{6, 7, 8, 9, 10}));
 }
 
@@ -162,7 +156,7 @@ TEST(SpillTest, ValuesLiveAcrossACallFitTheCalleeSavedRegisters) {
   text += "    v9 = call.i64 %f()\n    v10 = add v9, v1\n";
   for (int k = 2; k <= 8; ++k) text += absl::StrCat("    v", 9 + k, " = add v", 8 + k, ", v", k, "\n");
   text += "    ret v16\n}\n";
-  Function f = Legal(text, X86());
+  Function f = ParseLegal(text, X86());
   EXPECT_EQ(SpillAndCheck(f, X86()), (std::vector<int>{1, 2}));
 }
 
@@ -185,7 +179,7 @@ block0(v0@%rdi: i64, v1@%rsi: i64):
 }
 
 TEST(SpillTest, AnAllocatedFunctionIsAnError) {
-  Function f = Legal(kTwentyLoads, X86());
+  Function f = ParseLegal(kTwentyLoads, X86());
   ASSERT_TRUE(AllocateSsaAndCheck(f, X86()).ok());
   VirtRegs vregs;
   ValueLocations locs;
@@ -199,7 +193,7 @@ TEST(ReloadTest, SpilledValuesAreStoredAfterTheirDefAndReloadedBeforeRegisterUse
   // where the others read spilled values as memory operands (Any).
   std::string text = kTwentyLoads;
   text.replace(text.find("v39 = add v38, v1"), 17, "v39 = add v1, v38");
-  Function f = Legal(text, X86());
+  Function f = ParseLegal(text, X86());
   EXPECT_EQ(SpillAndCheck(f, X86()), (std::vector<int>{1, 2, 3, 4, 5}));
   std::string printed = PrintFunction(f, X86());
   // The def keeps its value id and is stored right after it.

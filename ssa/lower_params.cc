@@ -42,12 +42,6 @@ absl::StatusOr<LowerParamsStats> LowerBlockParams(Function& func, const Target& 
   };
   stats.edges_split = SplitCriticalEdges(func, needs_moves);
 
-  ParallelCopyOptions options;
-  options.use_swap = target.has_swap();
-  options.new_stack_slot = [&](Type t) {
-    ++stats.stack_temps;
-    return func.NewStackSlot(TypeSize(t));
-  };
   ControlFlowGraph cfg(func);
   std::vector<Block> layout = func.layout();
   for (Block b : layout) {
@@ -60,18 +54,14 @@ absl::StatusOr<LowerParamsStats> LowerBlockParams(Function& func, const Target& 
         moves.push_back(CopyMove{args[i].location(), params[i].location(), args[i].value(), params[i].value(),
                                  func.value_type(params[i].value())});
       }
-      RA_ASSIGN_OR_RETURN(std::vector<CopyStep> steps, SequentializeParallelCopy(moves, target, options));
-      if (steps.empty()) continue;
-      bool moving = needs_moves(e);
-      stats.edges_with_moves += moving;
       std::vector<Inst> emitted;
-      for (const CopyStep& step : steps) {
-        emitted.push_back(EmitCopyStep(func, step));
-        bool rename = step.kind == CopyStep::Kind::kMove && step.src == step.dst;
-        stats.renames += rename;
-        stats.moves += !rename;
-        stats.swaps += step.kind == CopyStep::Kind::kSwap;
-      }
+      RA_ASSIGN_OR_RETURN(EmittedCopy copied, EmitParallelCopy(func, target, moves, emitted));
+      if (emitted.empty()) continue;
+      stats.edges_with_moves += needs_moves(e);
+      stats.renames += copied.renames;
+      stats.moves += copied.moves;
+      stats.swaps += copied.swaps;
+      stats.stack_temps += copied.stack_temps;
       // Moving edges are not critical any more (split above); renames may sit
       // before a branch to several successors.
       bool at_source = cfg.succs(e.from).size() == 1 || cfg.preds(e.to).size() > 1;

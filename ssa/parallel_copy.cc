@@ -173,4 +173,28 @@ Inst EmitCopyStep(Function& func, const CopyStep& step) {
   return func.NewInst(d, ops);
 }
 
+absl::StatusOr<EmittedCopy> EmitParallelCopy(Function& func, const Target& target, absl::Span<const CopyMove> moves,
+                                             std::vector<Inst>& out) {
+  EmittedCopy emitted;
+  if (moves.empty()) return emitted;
+  ParallelCopyOptions options;
+  options.use_swap = target.has_swap();
+  options.new_stack_slot = [&](Type type) {
+    ++emitted.stack_temps;
+    return func.NewStackSlot(TypeSize(type));
+  };
+  absl::StatusOr<std::vector<CopyStep>> steps = SequentializeParallelCopy(moves, target, options);
+  if (!steps.ok()) return steps.status();
+  for (const CopyStep& step : *steps) {
+    out.push_back(EmitCopyStep(func, step));
+    bool rename = step.kind == CopyStep::Kind::kMove && step.src == step.dst;
+    ++(rename ? emitted.renames : emitted.moves);
+    emitted.swaps += step.kind == CopyStep::Kind::kSwap;
+    for (Location l : {step.src, step.dst}) {
+      if (l.IsReg()) emitted.regs |= target.Aliases(l.reg());
+    }
+  }
+  return emitted;
+}
+
 }  // namespace regalloc

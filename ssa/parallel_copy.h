@@ -72,6 +72,21 @@ absl::StatusOr<std::vector<CopyStep>> SequentializeParallelCopy(absl::Span<const
                                                                 const Target& target,
                                                                 const ParallelCopyOptions& options);
 
+// What EmitParallelCopy appended.
+struct EmittedCopy {
+  int moves = 0;        // instructions that move something (a swap counts once)
+  int renames = 0;      // in-place renames: free
+  int swaps = 0;
+  int stack_temps = 0;  // cycles broken through a new stack slot
+  RegSet regs;          // every register the steps touch, with aliases
+};
+
+// Sequentializes `moves` (swaps where the target has them, else a new stack slot
+// per cycle) and appends the instructions to `out`: what allocators do with a
+// parallel copy they place.
+absl::StatusOr<EmittedCopy> EmitParallelCopy(Function& func, const Target& target, absl::Span<const CopyMove> moves,
+                                             std::vector<Inst>& out);
+
 // Creates (but does not place) the instruction for one step: `move`, `spill`
 // (register to stack) or `reload` (stack to register) for a kMove, a two-element
 // `parallel_copy` for a kSwap. Every operand carries its location.
