@@ -421,6 +421,24 @@ absl::Status Allocator::Run(LsraAllocStats& stats) {
         --splits_;
       }
     }
+    if (options_.local_split) {
+      // Cut the first piece at every block start it spans (later pieces in
+      // position order are split from the last one cut).
+      uint32_t last = id;
+      const std::vector<Block>& order = b_.order();
+      auto it = std::upper_bound(order.begin(), order.end(), ch_[id].from,
+                                 [&](uint32_t p, Block blk) { return p < b_.BlockFrom(blk); });
+      for (; it != order.end() && b_.BlockFrom(*it) < ch_[last].to; ++it) {
+        uint32_t from = b_.BlockFrom(*it);
+        if (from > ch_[last].from && b_.Covers(Value(v), from)) {
+          uint32_t piece = Split(last, from);
+          Push(last);
+          last = piece;
+        }
+      }
+      Push(last);
+      continue;
+    }
     Push(id);
   }
   while (!unhandled_.empty()) {

@@ -65,6 +65,10 @@ struct LsraOptions {
   // Stress: evict the holder needed soonest (still after the current piece)
   // instead of the one needed latest.
   bool spill_nearest = false;
+  // Subzero's block-local splitting: an interval spanning several blocks is cut
+  // at every block start, so each block's part gets a register of its own (or
+  // the stack) and edges reconcile them.
+  bool local_split = false;
 };
 
 struct LsraAllocStats {

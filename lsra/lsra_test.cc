@@ -150,6 +150,18 @@ block0(v0: i64, v1: i64):
   EXPECT_EQ(without.alloc.preferred, 0);
 }
 
+TEST(LsraTest, BlockLocalSplittingCutsIntervalsAtBlockStarts) {
+  // v1 lives from the entry through the loop, v6 from the loop into block2: one
+  // piece each by default; with Subzero's block-local splitting each is cut at
+  // the block start it spans (edges then reconcile the pieces).
+  LsraRun whole = Allocate(kSumLoopText, T("aarch64"));
+  EXPECT_EQ(whole.alloc.splits, 0);
+  LsraOptions local;
+  local.local_split = true;
+  LsraRun split = Allocate(kSumLoopText, T("aarch64"), local);
+  EXPECT_EQ(split.alloc.splits, 2) << split.printed;
+}
+
 TEST(LsraTest, StressModesStillAllocateCorrectly) {
   // Only callee-saved registers (six on x86-64 for integers): the loop spills
   // more but stays right; the checker and the interpreter run inside Allocate.

@@ -254,6 +254,10 @@ void RegisterLsraPhases(PhaseRegistry& r) {
   caller_only.registers = LsraOptions::Registers::kCallerSavedOnly;
   r.Register(allocate_phase("lsra_allocate_caller_saved", caller_only,
                             "stress: lsra_allocate from caller-saved registers only"));
+  LsraOptions local;
+  local.local_split = true;
+  r.Register(allocate_phase("lsra_allocate_local_split", local,
+                            "lsra_allocate with Subzero's block-local splitting"));
   LsraOptions nearest;
   nearest.spill_nearest = true;
   r.Register(allocate_phase("lsra_allocate_nearest", nearest,
@@ -277,6 +281,7 @@ void RegisterLsraPhases(PhaseRegistry& r) {
   lsra("lsra", "lsra_build", "lsra_allocate");
   // Each enhancement off, and RyuJIT-style stress modes (run by the fuzz test).
   lsra("lsra_nopref", "lsra_build", "lsra_allocate_nopref");
+  lsra("lsra_local_split", "lsra_build", "lsra_allocate_local_split");
   lsra("lsra_stress_callee_saved", "lsra_build", "lsra_allocate_callee_saved");
   lsra("lsra_stress_caller_saved", "lsra_build", "lsra_allocate_caller_saved");
   lsra("lsra_stress_nearest", "lsra_build", "lsra_allocate_nearest");
