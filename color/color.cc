@@ -86,11 +86,16 @@ class Colorer {
   // One backward walk per block: avoid sets, hints, and each instruction's last
   // uses and dead defs.
   void Prepass(const LiveSets& sets);
-  absl::Span<const Value> Dying(Inst i) const {
-    return absl::MakeConstSpan(dies_.data() + dies_begin_[i.index()], dies_count_[i.index()]);
+  // The values whose last use is `i`, and the values `i` defines that nothing reads.
+  absl::Span<const Value> DyingUses(Inst i) const {
+    return absl::MakeConstSpan(dies_.data() + dies_begin_[i.index()], dies_uses_[i.index()]);
+  }
+  absl::Span<const Value> DeadDefs(Inst i) const {
+    return absl::MakeConstSpan(dies_.data() + dies_begin_[i.index()] + dies_uses_[i.index()],
+                               dies_count_[i.index()] - dies_uses_[i.index()]);
   }
   bool DiesAt(Value v, Inst i) const {
-    for (Value d : Dying(i)) {
+    for (Value d : DyingUses(i)) {
       if (d == v) return true;
     }
     return false;
@@ -129,6 +134,7 @@ class Colorer {
   std::vector<Value> dies_;
   std::vector<uint32_t> dies_begin_;
   std::vector<uint16_t> dies_count_;
+  std::vector<uint16_t> dies_uses_;  // the first dies_uses_ of each row are uses
   std::vector<uint8_t> param_dead_;  // per value: a block parameter nothing reads
   LiveWalker live_;
   Value missing_home_;
@@ -175,6 +181,7 @@ void Colorer::Prepass(const LiveSets& sets) {
   dies_.clear();
   dies_begin_.assign(f_.num_insts(), 0);
   dies_count_.assign(f_.num_insts(), 0);
+  dies_uses_.assign(f_.num_insts(), 0);
   live_.Reset(n);
   for (Block b : f_.layout()) {
     const std::vector<Inst>& insts = f_.block(b).insts;
@@ -203,6 +210,7 @@ void Colorer::Prepass(const LiveSets& sets) {
           dies_.push_back(op.value());
         }
       }
+      dies_uses_[i.index()] = static_cast<uint16_t>(dies_.size() - begin);
       int def_index = 0;
       for (const Operand& op : ops) {
         if (!op.IsDef()) continue;
@@ -306,13 +314,10 @@ absl::Status Colorer::Relocate(Block b, Inst copy, Inst i) {
   std::vector<Move> moving;
   std::vector<Value> dying_at_copy;
   for (Value w : in_regs_) {
+    // Read by the copy and by nothing after it (so not by i either).
     if (copy.IsValid() && DiesAt(w, copy)) {
-      bool used_by_i = false;
-      for (const Operand& op : f_.operands(i)) used_by_i |= op.IsUse() && op.value() == w;
-      if (!used_by_i) {
-        dying_at_copy.push_back(w);
-        continue;
-      }
+      dying_at_copy.push_back(w);
+      continue;
     }
     bool through = !DiesAt(w, i);
     RegSet forbid;
@@ -338,12 +343,18 @@ absl::Status Colorer::Relocate(Block b, Inst copy, Inst i) {
   if (copy.IsValid()) {
     absl::Span<const Operand> ops = f_.operands(copy);
     size_t m = ops.size() / 2;
+    // Each def of the copy reads its source from where it is now.
+    auto place = [&](size_t e, PReg r) {
+      after |= t_.Units(r);
+      placed.push_back({ops[e].value(), Location::Reg(r)});
+      Value src = ops[m + e].value();
+      moves.push_back(CopyMove{cur_[src.index()], Location::Reg(r), src, ops[e].value(), f_.value_type(src)});
+    };
     for (size_t e = 0; e < m; ++e) {
       if (ops[e].constraint() != ConstraintKind::kFixed) continue;
       PReg r = ops[e].fixed_reg();
       if (after.Intersects(t_.Units(r))) return Bug(b, i, absl::StrCat("%", t_.RegName(r), " is not free for v", ops[e].value().index()));
-      after |= t_.Units(r);
-      placed.push_back({ops[e].value(), Location::Reg(r)});
+      place(e, r);
     }
     for (size_t e = 0; e < m; ++e) {
       if (ops[e].constraint() == ConstraintKind::kFixed) continue;
@@ -352,15 +363,7 @@ absl::Status Colorer::Relocate(Block b, Inst copy, Inst i) {
       if (cur_[src.index()].IsReg() && DiesAt(src, copy)) hint = cur_[src.index()].reg();
       std::optional<PReg> r = Pick(ops[e].value(), after, fixed_uses, hint);
       if (!r.has_value()) return Bug(b, i, absl::StrCat("no register for the copy v", ops[e].value().index()));
-      after |= t_.Units(*r);
-      placed.push_back({ops[e].value(), Location::Reg(*r)});
-    }
-    for (size_t e = 0; e < m; ++e) {
-      Value t = ops[e].value(), s = ops[m + e].value();
-      moves.push_back(CopyMove{cur_[s.index()], placed[0].second, s, t, f_.value_type(t)});
-      for (const auto& [pv, pl] : placed) {
-        if (pv == t) moves.back().dst = pl;
-      }
+      place(e, *r);
     }
   }
   // Place the moved values. If aliasing leaves no aligned register (ARMv7: an
@@ -527,11 +530,7 @@ absl::Status Colorer::AssignInst(Block b, Inst i) {
     Occupy(op.value(), op.location());
   }
   // Values whose last use this is leave; relocations to a slot leave their register.
-  for (Value v : Dying(i)) {
-    bool defined_here = false;
-    for (const Operand& op : ops) defined_here |= op.IsDef() && op.value() == v;
-    if (!defined_here || move_like) Vacate(v);
-  }
+  for (Value v : DyingUses(i)) Vacate(v);
   int def_index = 0;
   for (Operand& op : ops) {
     if (!op.IsDef()) continue;
@@ -542,11 +541,7 @@ absl::Status Colorer::AssignInst(Block b, Inst i) {
     Occupy(op.value(), op.location());
   }
   // Dead defs leave at once.
-  for (Value v : Dying(i)) {
-    for (const Operand& op : ops) {
-      if (op.IsDef() && op.value() == v) Vacate(v);
-    }
-  }
+  for (Value v : DeadDefs(i)) Vacate(v);
   if (!clobbered.Empty()) {
     for (Value w : in_regs_) {
       bool defined_here = false;

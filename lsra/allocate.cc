@@ -19,13 +19,23 @@ constexpr uint32_t kNever = std::numeric_limits<uint32_t>::max();
 // The last gap (4k + 3) at or before `p`.
 uint32_t GapAtOrBefore(uint32_t p) { return p < 3 ? 0 : p - ((p + 1) % 4); }
 
+// The stack slot of `v` in `slots` (per value id), made on first request: every
+// stack piece of a value uses the same one.
+StackSlot SlotFor(std::vector<StackSlot>& slots, Function& func, Value v) {
+  if (v.index() >= slots.size()) slots.resize(v.index() + 1);
+  StackSlot& s = slots[v.index()];
+  if (!s.IsValid()) s = func.NewStackSlot(TypeSize(func.value_type(v)));
+  return s;
+}
+
 bool NeedsRegister(const RefPosition& r) { return r.need == RefNeed::kRegister || r.need == RefNeed::kReuse; }
 
 class Allocator {
  public:
   Allocator(const Target& t, Function& f, const LsraBuild& b, const LsraOptions& options,
-            std::vector<LsraChild>& children)
-      : t_(t), f_(f), b_(b), options_(options), ch_(children), free_until_(t.num_regs()), next_use_(t.num_regs()) {
+            std::vector<LsraChild>& children, std::vector<StackSlot>& slots)
+      : t_(t), f_(f), b_(b), options_(options), ch_(children), slots_(slots), free_until_(t.num_regs()),
+        next_use_(t.num_regs()) {
     // The registers each class allocates from (all, or a stress subset).
     UnitSet caller = t.UnitsOf(t.abi().caller_saved), callee = t.UnitsOf(t.abi().callee_saved);
     for (int c = 0; c < t.num_classes(); ++c) {
@@ -44,6 +54,8 @@ class Allocator {
 
  private:
   absl::Span<const LsraRange> RangesOf(const LsraChild& c) const { return b_.Ranges(c.value); }
+  // Puts piece `id` in its value's stack slot.
+  void ToStack(uint32_t id) { ch_[id].loc = Location::Stack(SlotFor(slots_, f_, ch_[id].value)); }
   // The value's ranges from the first one ending after `p` (binary search).
   absl::Span<const LsraRange> RangesFrom(Value v, uint32_t p) const {
     absl::Span<const LsraRange> rs = b_.Ranges(v);
@@ -167,7 +179,7 @@ class Allocator {
         return;
       }
     }
-    ch_[tail].loc = Location::Stack(StackSlot(0));  // the value's slot, made in resolve
+    ToStack(tail);
   }
 
   // Wimmer's split-position choice: between `after` and `gap`, the start of the
@@ -215,14 +227,27 @@ class Allocator {
   const LsraOptions& options_;
   std::vector<std::vector<PReg>> orders_;
   std::vector<LsraChild>& ch_;
+  std::vector<StackSlot>& slots_;
   std::vector<PReg> hint_;
   std::vector<uint32_t> active_, inactive_;
   std::priority_queue<std::pair<uint32_t, uint32_t>, std::vector<std::pair<uint32_t, uint32_t>>,
                       std::greater<std::pair<uint32_t, uint32_t>>>
       unhandled_;
   std::vector<uint32_t> free_until_, next_use_;
-  // Pieces of each value, as a list through the pieces (for the Reuse lookup).
+  // Pieces of each value as a list in position order (a split puts the tail
+  // right after its head), and a finger per value into it: lookups come in
+  // increasing position order, so walking on from the finger is amortized O(1).
   std::vector<uint32_t> first_piece_, next_piece_;
+  mutable std::vector<uint32_t> finger_;
+  // The piece of `v` whose [from, to) holds `p`, or kNever.
+  uint32_t PieceAt(Value v, uint32_t p) const {
+    uint32_t c = finger_[v.index()];
+    if (c == kNever || ch_[c].from > p) c = first_piece_[v.index()];
+    while (c != kNever && ch_[c].to <= p) c = next_piece_[c];
+    if (c == kNever || ch_[c].from > p) return kNever;
+    finger_[v.index()] = c;
+    return c;
+  }
   int splits_ = 0;
 };
 
@@ -232,11 +257,10 @@ std::optional<PReg> Allocator::ReuseRegister(uint32_t id, uint32_t pos) const {
     const Operand* src = f_.UseOperand(r.inst, r.reuse_of);
     if (src == nullptr) return std::nullopt;
     uint32_t early = b_.Pos(r.inst, kLsraEarly);
-    for (uint32_t c = first_piece_[src->value().index()]; c != kNever; c = next_piece_[c]) {
-      if (ch_[c].from <= early && early < ch_[c].to && ch_[c].loc.IsReg()) {
-        std::optional<RegClass> cls = t_.ClassFor(f_.value_type(ch_[id].value));
-        return t_.View(ch_[c].loc.reg(), *cls);
-      }
+    uint32_t c = PieceAt(src->value(), early);
+    if (c != kNever && ch_[c].loc.IsReg()) {
+      std::optional<RegClass> cls = t_.ClassFor(f_.value_type(ch_[id].value));
+      return t_.View(ch_[c].loc.reg(), *cls);
     }
   }
   return std::nullopt;
@@ -325,13 +349,13 @@ absl::Status Allocator::AllocateBlockedReg(uint32_t id, uint32_t pos, std::optio
   if (!evict_them) {
     if (forced.has_value()) return TooMany(id, pos);
     if (first == kNever) {
-      ch_[id].loc = Location::Stack(StackSlot(0));
+      ToStack(id);
       return absl::OkStatus();
     }
     uint32_t g = GapAtOrBefore(first);
     if (g <= c.from || first <= pos) return TooMany(id, pos);
     Push(Split(id, g));
-    ch_[id].loc = Location::Stack(StackSlot(0));
+    ToStack(id);
     return absl::OkStatus();
   }
   // Take `best`; the pieces holding it (or an alias) leave from the gap.
@@ -373,13 +397,13 @@ std::optional<PReg> Allocator::PreferredRegister(uint32_t id, uint32_t pos) cons
     for (const Operand& op : f_.operands(r.inst)) {
       if (!op.IsUse() || op.position() != Position::kEarly) continue;
       // A source whose piece at the instruction ends there, in a register.
-      for (uint32_t c = first_piece_[op.value().index()]; c != kNever; c = next_piece_[c]) {
-        const LsraChild& s = ch_[c];
-        if (s.from <= early && early < s.to && s.loc.IsReg() && End(s) <= early + 1) {
-          std::optional<RegClass> cls = t_.ClassFor(f_.value_type(ch_[id].value));
-          std::optional<PReg> view = t_.View(s.loc.reg(), *cls);
-          if (view.has_value()) return view;
-        }
+      uint32_t c = PieceAt(op.value(), early);
+      if (c == kNever) continue;
+      const LsraChild& s = ch_[c];
+      if (s.loc.IsReg() && End(s) <= early + 1) {
+        std::optional<RegClass> cls = t_.ClassFor(f_.value_type(ch_[id].value));
+        std::optional<PReg> view = t_.View(s.loc.reg(), *cls);
+        if (view.has_value()) return view;
       }
     }
   }
@@ -403,6 +427,7 @@ absl::Status Allocator::Run(LsraAllocStats& stats) {
   hint_.clear();
   next_piece_.clear();
   first_piece_.assign(b_.num_values(), kNever);
+  finger_.assign(b_.num_values(), kNever);
   for (int v = 0; v < b_.num_values(); ++v) {
     if (!b_.HasInterval(Value(v))) continue;
     absl::Span<const LsraRange> rs = b_.Ranges(Value(v));
@@ -485,7 +510,8 @@ absl::Status Allocator::Run(LsraAllocStats& stats) {
 absl::StatusOr<LsraAllocStats> LsraAllocation::Run(const Target& target, Function& func, const LsraBuild& build,
                                                    const LsraOptions& options) {
   LsraAllocStats stats;
-  Allocator a(target, func, build, options, children_);
+  slots_.assign(func.num_values(), StackSlot());
+  Allocator a(target, func, build, options, children_, slots_);
   absl::Status s = a.Run(stats);
   if (!s.ok()) return s;
   by_value_.Build(build.num_values(), [&] {
@@ -494,7 +520,6 @@ absl::StatusOr<LsraAllocStats> LsraAllocation::Run(const Target& target, Functio
     std::sort(ids.begin(), ids.end(), [&](uint32_t x, uint32_t y) { return children_[x].from < children_[y].from; });
     return ids;
   }(), [&](uint32_t id) { return children_[id].value.index(); });
-  slots_.assign(func.num_values(), StackSlot());
   return stats;
 }
 
@@ -509,12 +534,7 @@ Location LsraAllocation::At(Value v, uint32_t pos) const {
   return pos < c.to ? c.loc : Location();
 }
 
-StackSlot LsraAllocation::SlotOf(Value v, Function& func) {
-  if (v.index() >= slots_.size()) slots_.resize(v.index() + 1);
-  StackSlot& s = slots_[v.index()];
-  if (!s.IsValid()) s = func.NewStackSlot(TypeSize(func.value_type(v)));
-  return s;
-}
+StackSlot LsraAllocation::SlotOf(Value v, Function& func) { return SlotFor(slots_, func, v); }
 
 std::string LsraAllocation::Print(const Function& func, const Target& target) const {
   std::string out = absl::StrCat("lsra allocation of %", func.name(), " (pieces [from, to); ss: the value's slot)\n");

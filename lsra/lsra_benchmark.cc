@@ -12,6 +12,8 @@
 namespace regalloc {
 namespace {
 
+const Target& X86() { return *TargetByName("x86_64").value(); }
+
 void BM_LsraBuild(benchmark::State& state) {
   const Target& t = *TargetByName("x86_64").value();
   const Function& f = BenchmarkFunction(static_cast<int>(state.range(0)), t);
@@ -33,43 +35,45 @@ void BM_LsraBuild(benchmark::State& state) {
 }
 BENCHMARK(BM_LsraBuild)->RangeMultiplier(10)->Range(1000, 1000000)->Unit(benchmark::kMillisecond);
 
-void BM_LsraAllocate(benchmark::State& state) {
-  const Target& t = *TargetByName("x86_64").value();
-  Function f = BenchmarkFunction(static_cast<int>(state.range(0)), t);
-  int insts = f.CountInstsInLayout();
-  LiveSets sets(f);
+// The benchmark function after lsra_build, for the phases after it.
+struct Built {
+  explicit Built(int size) : f(BenchmarkFunction(size, X86())), insts(f.CountInstsInLayout()) {
+    sets.Compute(f);
+    (void)build.Run(X86(), f, sets).value();
+  }
+  Function f;
+  int insts;
+  LiveSets sets;
   LsraBuild build;
-  (void)build.Run(t, f, sets).value();
+};
+
+void BM_LsraAllocate(benchmark::State& state) {
+  Built in(static_cast<int>(state.range(0)));
   LsraAllocStats last;
   for (auto _ : state) {
     LsraAllocation alloc;
-    last = alloc.Run(t, f, build).value();
+    last = alloc.Run(X86(), in.f, in.build).value();
     benchmark::DoNotOptimize(alloc);
   }
-  state.SetItemsProcessed(state.iterations() * insts);
+  state.SetItemsProcessed(state.iterations() * in.insts);
   state.counters["splits"] = last.splits;
   state.counters["stack_pieces"] = last.spilled;
 }
 BENCHMARK(BM_LsraAllocate)->RangeMultiplier(10)->Range(1000, 1000000)->Unit(benchmark::kMillisecond);
 
 void BM_LsraResolve(benchmark::State& state) {
-  const Target& t = *TargetByName("x86_64").value();
-  Function f = BenchmarkFunction(static_cast<int>(state.range(0)), t);
-  int insts = f.CountInstsInLayout();
-  LiveSets sets(f);
-  LsraBuild build;
-  (void)build.Run(t, f, sets).value();
+  Built in(static_cast<int>(state.range(0)));
   LsraAllocation alloc;
-  (void)alloc.Run(t, f, build).value();
+  (void)alloc.Run(X86(), in.f, in.build).value();
   for (auto _ : state) {
     state.PauseTiming();
-    Function copy = f;
+    Function copy = in.f;
     LsraAllocation a = alloc;
     state.ResumeTiming();
-    (void)ResolveLsra(t, copy, build, a).value();
+    (void)ResolveLsra(X86(), copy, in.sets, in.build, a).value();
     benchmark::DoNotOptimize(copy);
   }
-  state.SetItemsProcessed(state.iterations() * insts);
+  state.SetItemsProcessed(state.iterations() * in.insts);
 }
 BENCHMARK(BM_LsraResolve)->RangeMultiplier(10)->Range(1000, 1000000)->Unit(benchmark::kMillisecond);
 
@@ -86,7 +90,7 @@ void BM_LsraAllocator(benchmark::State& state) {
     (void)build.Run(t, copy, sets).value();
     LsraAllocation alloc;
     (void)alloc.Run(t, copy, build).value();
-    (void)ResolveLsra(t, copy, build, alloc).value();
+    (void)ResolveLsra(t, copy, sets, build, alloc).value();
     benchmark::DoNotOptimize(copy);
   }
   state.SetItemsProcessed(state.iterations() * insts);

@@ -18,16 +18,12 @@ namespace {
 
 class Resolver {
  public:
-  Resolver(const Target& t, Function& f, const LsraBuild& b, LsraAllocation& a) : t_(t), f_(f), b_(b), a_(a) {}
+  Resolver(const Target& t, Function& f, const LiveSets& sets, const LsraBuild& b, LsraAllocation& a)
+      : t_(t), f_(f), sets_(sets), b_(b), a_(a) {}
   absl::StatusOr<LsraResolveStats> Run();
 
  private:
-  // Where `v` is at `pos`, with the stack placeholder made the value's slot.
-  Location At(Value v, uint32_t pos) {
-    Location l = a_.At(v, pos);
-    if (l.IsStack()) return Location::Stack(a_.SlotOf(v, f_));
-    return l;
-  }
+  Location At(Value v, uint32_t pos) const { return a_.At(v, pos); }
   absl::Status Bug(Block b, Inst i, absl::string_view what) const {
     return absl::InternalError(absl::StrCat("function %", f_.name(), ", block", b.index(), " `", PrintInst(f_, i, t_),
                                             "`: ", what, " (an lsra_allocate bug)"));
@@ -52,6 +48,7 @@ class Resolver {
 
   const Target& t_;
   Function& f_;
+  const LiveSets& sets_;
   const LsraBuild& b_;
   LsraAllocation& a_;
   LsraResolveStats stats_;
@@ -200,8 +197,7 @@ absl::Status Resolver::ResolveBlock(Block b) {
 }
 
 absl::StatusOr<LsraResolveStats> Resolver::Run() {
-  // Live-in sets of the function as lsra_build numbered it (its copies included).
-  LiveSets sets(f_);
+  const LiveSets& sets = sets_;
   ControlFlowGraph cfg(f_);
   stored_.assign(f_.num_values(), 0);
   for (int v = 0; v < b_.num_values(); ++v) {
@@ -303,12 +299,12 @@ absl::StatusOr<LsraResolveStats> Resolver::Run() {
 
 }  // namespace
 
-absl::StatusOr<LsraResolveStats> ResolveLsra(const Target& target, Function& func, const LsraBuild& build,
-                                             LsraAllocation& alloc) {
+absl::StatusOr<LsraResolveStats> ResolveLsra(const Target& target, Function& func, const LiveSets& sets,
+                                             const LsraBuild& build, LsraAllocation& alloc) {
   if (func.IsAllocated()) {
     return absl::FailedPreconditionError(absl::StrCat("function %", func.name(), ": lsra_resolve needs SSA form"));
   }
-  return Resolver(target, func, build, alloc).Run();
+  return Resolver(target, func, sets, build, alloc).Run();
 }
 
 }  // namespace regalloc

@@ -26,9 +26,9 @@ class Spiller {
   absl::StatusOr<SpillStats> Run();
 
  private:
-  // Marks `v` and the rest of its virtual register spilled (slots come later).
+  // Spills `v` and the rest of its virtual register to one new slot.
   void SpillVreg(Value v);
-  void MarkSpilled(Value v);
+  void MarkSpilled(Value v, StackSlot slot);
   // Counts `v` in `through_` when it is live in a register.
   void Count(Value v, int delta) {
     int c = model_.ClassOf(f_, v);
@@ -63,22 +63,24 @@ class Spiller {
   const UsePositions* uses_ = nullptr;
 };
 
-void Spiller::MarkSpilled(Value v) {
-  if (spilled_[v.index()]) return;
+void Spiller::MarkSpilled(Value v, StackSlot slot) {
   if (live_.IsLive(v)) Count(v, -1);
   spilled_[v.index()] = 1;
-  locs_.Set(v, Location::Stack(StackSlot(0)));  // a placeholder: slots are made at the end
+  locs_.Set(v, Location::Stack(slot));
   ++stats_.values_spilled;
 }
 
 void Spiller::SpillVreg(Value v) {
-  ++stats_.spill_decisions;
+  if (spilled_[v.index()]) return;
+  // One slot for the whole virtual register (or the lone value), big enough for
+  // every member.
   VirtReg r = vregs_.Get(v);
-  if (!r.IsValid()) {
-    MarkSpilled(v);
-    return;
-  }
-  for (Value m : vregs_.Members(r)) MarkSpilled(m);
+  absl::Span<const Value> members = r.IsValid() ? vregs_.Members(r) : absl::MakeConstSpan(&v, 1);
+  int size = 0;
+  for (Value m : members) size = std::max(size, TypeSize(f_.value_type(m)));
+  StackSlot slot = f_.NewStackSlot(size);
+  ++stats_.slots;
+  for (Value m : members) MarkSpilled(m, slot);
 }
 
 bool Spiller::Eligible(Value v, const Overflow& o) const {
@@ -132,6 +134,7 @@ absl::Status Spiller::Fit(const std::vector<int>& needs, const RegSet& pinned, P
                                                      " left by its fixed registers and clobbers"));
     }
     SpillVreg(victim);
+    ++stats_.spill_decisions;
   }
 }
 
@@ -195,7 +198,6 @@ absl::StatusOr<SpillStats> Spiller::Run() {
       }
     }
   }
-  stats_.spill_decisions = 0;
 
   int nc = model_.num_classes();
   through_.assign(nc, 0);
@@ -260,28 +262,6 @@ absl::StatusOr<SpillStats> Spiller::Run() {
     }));
   }
 
-  // One slot per spilled virtual register (or lone value).
-  std::vector<StackSlot> vreg_slot(vregs_.num_vregs());
-  for (int v = 0; v < n; ++v) {
-    if (!spilled_[v]) continue;
-    Value val(v);
-    int size = TypeSize(f_.value_type(val));
-    VirtReg r = vregs_.Get(val);
-    StackSlot s;
-    if (r.IsValid()) {
-      if (!vreg_slot[r.index()].IsValid()) {
-        int max_size = 0;
-        for (Value m : vregs_.Members(r)) max_size = std::max(max_size, TypeSize(f_.value_type(m)));
-        vreg_slot[r.index()] = f_.NewStackSlot(max_size);
-        ++stats_.slots;
-      }
-      s = vreg_slot[r.index()];
-    } else {
-      s = f_.NewStackSlot(size);
-      ++stats_.slots;
-    }
-    locs_.Set(val, Location::Stack(s));
-  }
   locs_.Resize(f_.num_values());
   return stats_;
 }

@@ -187,6 +187,7 @@ void RegisterSsaPhases(PhaseRegistry& r) {
 }  // namespace
 
 struct LsraPipelineState {
+  LiveSets sets;  // what lsra_build was given; exact for resolution too
   LsraBuild build;
   LsraAllocation alloc;
 };
@@ -208,9 +209,9 @@ void RegisterLsraPhases(PhaseRegistry& r) {
                  [options](PhaseContext& c) -> absl::Status {
                    Function& f = c.state.function;
                    if (f.IsAllocated()) return absl::FailedPreconditionError("lsra_build needs SSA form");
-                   LiveSets sets(f);
                    auto state = std::make_shared<LsraPipelineState>();
-                   RA_ASSIGN_OR_RETURN(LsraBuildStats s, state->build.Run(c.target, f, sets, options));
+                   state->sets.Compute(f);
+                   RA_ASSIGN_OR_RETURN(LsraBuildStats s, state->build.Run(c.target, f, state->sets, options));
                    c.stat("intervals", s.intervals);
                    c.stat("ranges", s.ranges);
                    c.stat("refs", s.refs);
@@ -267,7 +268,7 @@ void RegisterLsraPhases(PhaseRegistry& r) {
                    [](PhaseContext& c) -> absl::Status {
                      RA_ASSIGN_OR_RETURN(LsraPipelineState * state, LsraStateOf(c, "lsra_resolve"));
                      RA_ASSIGN_OR_RETURN(LsraResolveStats s,
-                                         ResolveLsra(c.target, c.state.function, state->build, state->alloc));
+                                         ResolveLsra(c.target, c.state.function, state->sets, state->build, state->alloc));
                      c.stat("gap_moves", s.gap_moves);
                      c.stat("edge_moves", s.edge_moves);
                      c.stat("edges_split", s.edges_split);
