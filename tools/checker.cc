@@ -198,12 +198,15 @@ absl::Status Checker::Transfer(State& s, Block b, int index, Inst i, bool check)
     }
   }
   bool move_like = IsMoveLike(d.opcode);
+  // A copy's def equals its source, so its location holds the source's values too
+  // (a read-only copy may share its source's register: Subzero's overlap).
+  bool preserves = move_like || d.opcode == Opcode::kCopy;
   std::vector<ValueSet> sources;
   int k = 0;
   for (const Operand& op : ops) {
     if (!op.IsUse()) continue;
     if (op.position() == Position::kEarly) RA_RETURN_IF_ERROR(check_use(op, k));
-    if (move_like) sources.push_back(s.Read(op.location(), t_));
+    if (preserves) sources.push_back(s.Read(op.location(), t_));
     ++k;
   }
   for (const Operand& op : ops) {
@@ -221,7 +224,7 @@ absl::Status Checker::Transfer(State& s, Block b, int index, Inst i, bool check)
     if (!op.IsDef()) continue;
     if (op.position() == Position::kLate) {
       ValueSet set;
-      if (move_like) set = sources[def_index];
+      if (preserves) set = sources[def_index];
       Insert(set, op.value().index());
       s.Write(op.location(), set, t_);
     }
@@ -333,7 +336,7 @@ AllocationCost MeasureAllocation(const Function& func) {
     int64_t weight = loops.Weight(b);
     for (Inst i : func.block(b).insts) {
       const InstData& d = func.inst(i);
-      if (!IsMoveLike(d.opcode)) continue;
+      if (!IsMoveLike(d.opcode) && d.opcode != Opcode::kCopy) continue;
       absl::Span<const Operand> ops = func.operands(i);
       bool moving = false;
       for (size_t k = 0; k < ops.size() / 2; ++k) moving |= ops[k].location() != ops[ops.size() / 2 + k].location();
@@ -342,6 +345,9 @@ AllocationCost MeasureAllocation(const Function& func) {
         ++cost.spills;
       } else if (d.opcode == Opcode::kReload) {
         ++cost.reloads;
+      } else if (d.opcode == Opcode::kCopy && ops[1].location().IsStack() != ops[0].location().IsStack()) {
+        // A copy between the stack and a register is a store or a load.
+        ++(ops[0].location().IsStack() ? cost.spills : cost.reloads);
       } else {
         ++cost.moves;
       }

@@ -13,9 +13,9 @@
 //
 // Transfer of one instruction: Early uses are read; Early defs are written;
 // clobbers empty their units; Late uses are read; Late defs are written. A def
-// writes {its value}; a move-like def writes its source's set plus its value. A
-// branch to a block with parameters copies, in parallel, each argument's set
-// (plus the parameter) into the parameter's location. At entry, parameters hold
+// writes {its value}; a move-like def, or a copy's, writes its source's set plus
+// its value. A branch to a block with parameters copies, in parallel, each
+// argument's set (plus the parameter) into the parameter's location. At entry, parameters hold
 // themselves and every callee-saved unit holds a marker of its entry value.
 //
 // Rules, each a distinct error (InvalidArgument) naming the function, block,
@@ -46,7 +46,10 @@ absl::Status CheckAllocation(const Function& func, const Target& target);
 // What an allocation added, measured on the allocated function itself so that
 // every allocator is compared the same way: `spill` (register to stack), `reload`
 // (stack to register) and moving instructions (`move`, swaps; renames in place
-// cost nothing), each also weighted by 10^loop depth.
+// cost nothing), each also weighted by 10^loop depth. The function's own `copy`
+// instructions count the same way by their locations: a copy into its source's
+// location is free (what register preference and overlap aim at), one between
+// registers is a move, one to or from the stack a spill or a reload.
 struct AllocationCost {
   int spills = 0;
   int reloads = 0;

@@ -120,6 +120,42 @@ block3:
   EXPECT_TRUE(CheckText(fixed).ok()) << CheckText(fixed);
 }
 
+TEST(CheckerTest, ACopyMayShareItsSourcesRegister) {
+  // A copy's def equals its source: %edi holds v0 and v1 until written.
+  constexpr char kText[] = R"(function %o(i32) -> i32 {
+block0(v0@%edi[%edi]: i32):
+    v1[%edi] = copy v0[%edi]
+    v2[%eax] = add v1[%edi], v0[%edi]
+    ret v2@%eax[%eax]
+}
+)";
+  EXPECT_TRUE(CheckText(kText).ok()) << CheckText(kText);
+  std::string overwritten =
+      absl::StrReplaceAll(kText, {{"    v2[%eax]", "    v3[%edi] = const.i32 1\n    v2[%eax]"}});
+  EXPECT_THAT(CheckText(overwritten).message(), HasSubstr("use #0 expects v1 in %edi, which holds v3"));
+}
+
+TEST(CheckerTest, MeasureCountsCopiesByTheirLocations) {
+  constexpr char kText[] = R"(function %o(i32) -> i32 {
+    ss0 = stack_slot 4
+block0(v0@%edi[%edi]: i32):
+    v1[%edi] = copy v0[%edi]
+    v2[%ecx] = copy v0[%edi]
+    v3@any[ss0] = copy v0[%edi]
+    v4[%edx] = copy v3@any[ss0]
+    v5[%eax] = add v1[%edi], v2[%ecx]
+    ret v5@%eax[%eax]
+}
+)";
+  Function f = ParseFunction(kText, X86()).value();
+  ASSERT_TRUE(CheckAllocation(f, X86()).ok()) << CheckAllocation(f, X86());
+  AllocationCost cost = MeasureAllocation(f);
+  EXPECT_EQ(cost.moves, 1);    // %edi -> %ecx; the copy in place is free
+  EXPECT_EQ(cost.spills, 1);   // to ss0
+  EXPECT_EQ(cost.reloads, 1);  // from ss0
+  EXPECT_EQ(cost.weighted, 3);
+}
+
 TEST(CheckerTest, SavedCalleeRegistersMayBeUsed) {
   std::string text = absl::StrReplaceAll(kValid, {{"v2[%rcx] = reload v2[ss0]", "v2[%rbx] = reload v2[ss0]\n    v2[%rcx] = move v2[%rbx]"},
                                                   {"    ss1 = stack_slot 8\n", "    ss1 = stack_slot 8\n    saves %rbx\n"}});
