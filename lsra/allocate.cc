@@ -207,7 +207,18 @@ class Allocator {
     return best;
   }
 
+  // The end of the block containing `p`.
+  uint32_t BlockEndAt(uint32_t p) const {
+    const std::vector<Block>& order = b_.order();
+    auto it = std::upper_bound(order.begin(), order.end(), p, [&](uint32_t q, Block b) { return q < b_.BlockFrom(b); });
+    return it == order.begin() ? p : b_.BlockTo(*std::prev(it));
+  }
   absl::Status AllocateOne(uint32_t id, uint32_t pos);
+  bool TryOverlap(uint32_t id, uint32_t pos);
+  // The Early position of the first instruction in [from, to) whose def takes
+  // `v`'s register in place (a Reuse def whose source is v), or kNever - 1.
+  uint32_t WrittenInPlace(Value v, uint32_t from, uint32_t to) const;
+  int overlapped_ = 0;
   bool TryAllocateFreeReg(uint32_t id, uint32_t pos, std::optional<PReg> forced);
   absl::Status AllocateBlockedReg(uint32_t id, uint32_t pos, std::optional<PReg> forced);
   std::optional<PReg> ReuseRegister(uint32_t id, uint32_t pos) const;
@@ -410,7 +421,64 @@ std::optional<PReg> Allocator::PreferredRegister(uint32_t id, uint32_t pos) cons
   return std::nullopt;
 }
 
+uint32_t Allocator::WrittenInPlace(Value v, uint32_t from, uint32_t to) const {
+  absl::Span<const RefPosition> refs = b_.Refs(v);
+  auto it = std::lower_bound(refs.begin(), refs.end(), from, [](const RefPosition& r, uint32_t q) { return r.pos < q; });
+  for (; it != refs.end() && it->pos < to; ++it) {
+    if (it->kind != RefKind::kUse || !it->inst.IsValid()) continue;
+    for (const Operand& op : f_.operands(it->inst)) {
+      if (!op.IsDef() || op.constraint() != ConstraintKind::kReuse) continue;
+      const Operand* src = f_.UseOperand(it->inst, op.reuse_index());
+      if (src != nullptr && src->value() == v) return b_.Pos(it->inst, kLsraEarly);
+    }
+  }
+  return kNever - 1;
+}
+
+bool Allocator::TryOverlap(uint32_t id, uint32_t pos) {
+  const LsraChild& c = ch_[id];
+  if (c.from != pos || first_piece_[c.value.index()] != id) return false;
+  Inst copy;
+  for (const RefPosition& r : b_.Refs(c.value)) {
+    if (r.pos == pos && r.kind == RefKind::kDef && r.inst.IsValid() && r.need == RefNeed::kRegister &&
+        f_.inst(r.inst).opcode == Opcode::kCopy) {
+      copy = r.inst;
+    }
+  }
+  if (!copy.IsValid()) return false;
+  const Operand* src = f_.UseOperand(copy, 0);
+  uint32_t early = b_.Pos(copy, kLsraEarly);
+  uint32_t s = src == nullptr ? kNever : PieceAt(src->value(), early);
+  // A source dying at the copy is register preference's case.
+  if (s == kNever || !ch_[s].loc.IsReg() || End(ch_[s]) <= early + 1) return false;
+  PReg r = ch_[s].loc.reg();
+  const std::vector<PReg>& order = orders_[t_.ClassFor(f_.value_type(c.value))->index()];
+  if (std::find(order.begin(), order.end(), r) == order.end()) return false;
+  uint32_t end = End(c);
+  if (NextBlockedFor(c, r, pos) < end) return false;
+  for (uint32_t a : active_) {
+    if (a != s && t_.RegsAlias(ch_[a].loc.reg(), r)) return false;
+  }
+  for (uint32_t a : inactive_) {
+    if (t_.RegsAlias(ch_[a].loc.reg(), r) && NextIntersection(ch_[a], c, pos) != kNever) return false;
+  }
+  // They share the register until either ends, within the copy's block: a move
+  // into the register at a block start (an edge from elsewhere) would have to
+  // write both values, which a parallel copy cannot.
+  uint32_t shared_end = std::min(end, End(ch_[s]));
+  if (shared_end > BlockEndAt(pos)) return false;
+  // A two-address def overwriting one of them must come where the other is dead.
+  if (WrittenInPlace(c.value, pos, shared_end) + 1 < End(ch_[s]) ||
+      WrittenInPlace(src->value(), pos, shared_end) + 1 < end) {
+    return false;
+  }
+  ch_[id].loc = Location::Reg(r);
+  ++overlapped_;
+  return true;
+}
+
 absl::Status Allocator::AllocateOne(uint32_t id, uint32_t pos) {
+  if (options_.overlap && TryOverlap(id, pos)) return absl::OkStatus();
   std::optional<PReg> forced = ReuseRegister(id, pos);
   if (!forced.has_value() && options_.preference && !hint_[id].IsValid()) {
     if (std::optional<PReg> p = PreferredRegister(id, pos)) {
@@ -497,6 +565,7 @@ absl::Status Allocator::Run(LsraAllocStats& stats) {
   }
   stats.splits = splits_;
   stats.preferred = preferred_;
+  stats.overlapped = overlapped_;
   stats.children = static_cast<int>(ch_.size());
   for (const LsraChild& c : ch_) {
     stats.spilled += c.loc.IsStack();

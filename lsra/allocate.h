@@ -22,6 +22,9 @@
 //    there and spilled up to their next register use (an inactive one only if it
 //    actually overlaps: the correction Subzero makes to the original paper).
 //  - A Reuse def takes the register its source is read from at its instruction.
+//  - Overlap: a copy's first piece may share the register of its live source.
+//    Both pieces are then active in it; an interval that wants the register
+//    must find it free of both, or evict both.
 // Pieces of an interval ("children") partition the value's lifetime; each has
 // one location, a register or the value's stack slot. Splits happen only at gaps
 // (4k + 3) and at defs, where lsra_resolve can put moves.
@@ -65,6 +68,12 @@ struct LsraOptions {
   // Stress: evict the holder needed soonest (still after the current piece)
   // instead of the one needed latest.
   bool spill_nearest = false;
+  // Subzero's register overlap: a `copy` whose source lives on may share the
+  // source's register (both values are in it until either is written), so the
+  // copy costs nothing. Only for a source in a register free of everything else
+  // over the copy's whole interval, and when neither value is overwritten in
+  // place (a two-address def) while they share it.
+  bool overlap = true;
   // Subzero's block-local splitting: an interval spanning several blocks is cut
   // at every block start, so each block's part gets a register of its own (or
   // the stack) and edges reconcile them.
@@ -77,6 +86,7 @@ struct LsraAllocStats {
   int spilled = 0;   // pieces on the stack
   int registers = 0; // pieces in registers
   int preferred = 0;  // defs hinted to the register of a source dying at their instruction
+  int overlapped = 0; // copies sharing their source's register
 };
 
 class LsraAllocation {

@@ -150,6 +150,44 @@ block0(v0: i64, v1: i64):
   EXPECT_EQ(without.alloc.preferred, 0);
 }
 
+TEST(LsraTest, OverlapLetsACopyShareItsLiveSourcesRegister) {
+  // v1 copies v0, which lives on: with overlap both sit in one register and the
+  // copy moves nothing (the add then writes that register in place, where both
+  // die). Without, the copy is a move to a second register.
+  constexpr char kText[] = R"(function %twice(i32) -> i32 {
+block0(v0: i32):
+    v1 = copy v0
+    v2 = add v0, v1
+    ret v2
+}
+)";
+  for (const char* target : {"x86_64", "aarch64", "armv7"}) {
+    LsraOptions off;
+    off.overlap = false;
+    LsraRun with = Allocate(kText, T(target)), without = Allocate(kText, T(target), off);
+    EXPECT_EQ(with.alloc.overlapped, 1) << target << "\n" << with.printed;
+    EXPECT_EQ(without.alloc.overlapped, 0) << target;
+    Function a = ParseFunction(with.printed, T(target)).value(), b = ParseFunction(without.printed, T(target)).value();
+    EXPECT_EQ(MeasureAllocation(a).moves + 1, MeasureAllocation(b).moves) << with.printed << without.printed;
+  }
+  LsraRun x86 = Allocate(kText, T("x86_64"));
+  EXPECT_THAT(x86.printed, HasSubstr("v1[%edi] = copy v0[%edi]"));
+}
+
+TEST(LsraTest, OverlapEndsWhereTheSharedRegisterIsWrittenWhileBothLive) {
+  // v0 dies as the two-address source of v2, which overwrites its register while
+  // v1 still lives: they cannot share.
+  LsraRun run = Allocate(R"(function %apart(i64, i64) -> i64 {
+block0(v0: i64, v5: i64):
+    v1 = copy v0
+    v2 = add v0, v5
+    v3 = add v2, v1
+    ret v3
+}
+)", T("x86_64"));
+  EXPECT_EQ(run.alloc.overlapped, 0) << run.printed;
+}
+
 TEST(LsraTest, BlockLocalSplittingCutsIntervalsAtBlockStarts) {
   // v1 lives from the entry through the loop, v6 from the loop into block2: one
   // piece each by default; with Subzero's block-local splitting each is cut at

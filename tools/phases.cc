@@ -238,6 +238,7 @@ void RegisterLsraPhases(PhaseRegistry& r) {
                    c.stat("splits", s.splits);
                    c.stat("stack_pieces", s.spilled);
                    c.stat("preferred", s.preferred);
+                   c.stat("overlapped", s.overlapped);
                    absl::StrAppend(&c.state.lsra_printed, state->alloc.Print(c.state.function, c.target));
                    return absl::OkStatus();
                  }};
@@ -247,6 +248,9 @@ void RegisterLsraPhases(PhaseRegistry& r) {
   LsraOptions no_preference;
   no_preference.preference = false;
   r.Register(allocate_phase("lsra_allocate_nopref", no_preference, "lsra_allocate without register preference"));
+  LsraOptions no_overlap;
+  no_overlap.overlap = false;
+  r.Register(allocate_phase("lsra_allocate_nooverlap", no_overlap, "lsra_allocate without register overlap"));
   LsraOptions callee_only;
   callee_only.registers = LsraOptions::Registers::kCalleeSavedOnly;
   r.Register(allocate_phase("lsra_allocate_callee_saved", callee_only,
@@ -282,6 +286,7 @@ void RegisterLsraPhases(PhaseRegistry& r) {
   lsra("lsra", "lsra_build", "lsra_allocate");
   // Each enhancement off, and RyuJIT-style stress modes (run by the fuzz test).
   lsra("lsra_nopref", "lsra_build", "lsra_allocate_nopref");
+  lsra("lsra_nooverlap", "lsra_build", "lsra_allocate_nooverlap");
   lsra("lsra_local_split", "lsra_build", "lsra_allocate_local_split");
   lsra("lsra_stress_callee_saved", "lsra_build", "lsra_allocate_callee_saved");
   lsra("lsra_stress_caller_saved", "lsra_build", "lsra_allocate_caller_saved");

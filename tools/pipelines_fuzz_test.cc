@@ -24,6 +24,7 @@ constexpr FuzzedPipeline kPipelines[] = {
     {"ssa_belady", 200},
     {"lsra", 1000},
     {"lsra_nopref", 200},
+    {"lsra_nooverlap", 200},
     {"lsra_local_split", 200},
     {"lsra_stress_callee_saved", 200},
     {"lsra_stress_caller_saved", 200},
