@@ -7,6 +7,7 @@
 
 #include <optional>
 
+#include "absl/container/btree_map.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "ssa/printer.h"
@@ -207,13 +208,18 @@ class Allocator {
     return best;
   }
 
-  // The end of the block containing `p`.
-  uint32_t BlockEndAt(uint32_t p) const {
+  // The block containing `p` (invalid before the first).
+  Block BlockAt(uint32_t p) const {
     const std::vector<Block>& order = b_.order();
     auto it = std::upper_bound(order.begin(), order.end(), p, [&](uint32_t q, Block b) { return q < b_.BlockFrom(b); });
-    return it == order.begin() ? p : b_.BlockTo(*std::prev(it));
+    return it == order.begin() ? Block() : *std::prev(it);
+  }
+  uint32_t BlockEndAt(uint32_t p) const {
+    Block b = BlockAt(p);
+    return b.IsValid() ? b_.BlockTo(b) : p;
   }
   absl::Status AllocateOne(uint32_t id, uint32_t pos);
+  void SecondChance(LsraAllocStats& stats);
   bool TryOverlap(uint32_t id, uint32_t pos);
   // The Early position of the first instruction in [from, to) whose def takes
   // `v`'s register in place (a Reuse def whose source is v), or kNever - 1.
@@ -477,6 +483,83 @@ bool Allocator::TryOverlap(uint32_t id, uint32_t pos) {
   return true;
 }
 
+void Allocator::SecondChance(LsraAllocStats& stats) {
+  // Per register, the union of the ranges its pieces cover: disjoint intervals
+  // keyed by start, so that their ends increase too.
+  std::vector<absl::btree_map<uint32_t, uint32_t>> busy(t_.num_regs());
+  auto ranges_of = [&](const LsraChild& c, auto&& f) {
+    for (const LsraRange& r : RangesFrom(c.value, c.from)) {
+      if (r.from >= c.to) break;
+      f(std::max(r.from, c.from), std::min(r.to, c.to));
+    }
+  };
+  auto occupy = [&](PReg reg, uint32_t from, uint32_t to) {
+    absl::btree_map<uint32_t, uint32_t>& m = busy[reg.index()];
+    auto it = m.upper_bound(from);
+    if (it != m.begin() && std::prev(it)->second >= from) {
+      --it;
+      from = it->first;
+      to = std::max(to, it->second);
+      it = m.erase(it);
+    }
+    while (it != m.end() && it->first <= to) {
+      to = std::max(to, it->second);
+      it = m.erase(it);
+    }
+    m.emplace(from, to);
+  };
+  auto is_free = [&](PReg reg, const LsraChild& c) {
+    if (NextBlockedFor(c, reg, Start(c)) < End(c)) return false;
+    bool free = true;
+    for (PReg a : t_.Aliases(reg)) {
+      const absl::btree_map<uint32_t, uint32_t>& m = busy[a.index()];
+      ranges_of(c, [&](uint32_t from, uint32_t to) {
+        auto it = m.lower_bound(to);
+        if (it != m.begin() && std::prev(it)->second > from) free = false;
+      });
+      if (!free) break;
+    }
+    return free;
+  };
+  std::vector<uint32_t> prev(ch_.size(), kNever), candidates;
+  for (uint32_t id = 0; id < ch_.size(); ++id) {
+    if (next_piece_[id] != kNever) prev[next_piece_[id]] = id;
+    if (ch_[id].loc.IsReg()) {
+      ranges_of(ch_[id], [&](uint32_t from, uint32_t to) { occupy(ch_[id].loc.reg(), from, to); });
+    } else if (ch_[id].loc.IsStack() && Start(ch_[id]) < ch_[id].to) {
+      candidates.push_back(id);
+    }
+  }
+  std::sort(candidates.begin(), candidates.end(), [&](uint32_t a, uint32_t b) { return ch_[a].from < ch_[b].from; });
+  while (!candidates.empty()) {
+    ++stats.rounds;
+    std::vector<uint32_t> left;
+    for (uint32_t id : candidates) {
+      const LsraChild& c = ch_[id];
+      const std::vector<PReg>& order = orders_[t_.ClassFor(f_.value_type(c.value))->index()];
+      PReg take;
+      // A neighbouring piece's register first: no move joins them.
+      for (uint32_t n : {prev[id], next_piece_[id]}) {
+        if (take.IsValid() || n == kNever || !ch_[n].loc.IsReg()) continue;
+        PReg r = ch_[n].loc.reg();
+        if (std::find(order.begin(), order.end(), r) != order.end() && is_free(r, c)) take = r;
+      }
+      for (size_t k = 0; !take.IsValid() && k < order.size(); ++k) {
+        if (is_free(order[k], c)) take = order[k];
+      }
+      if (!take.IsValid()) {
+        left.push_back(id);
+        continue;
+      }
+      ch_[id].loc = Location::Reg(take);
+      ranges_of(c, [&](uint32_t from, uint32_t to) { occupy(take, from, to); });
+      ++stats.recovered;
+    }
+    if (left.size() == candidates.size()) break;
+    candidates.swap(left);
+  }
+}
+
 absl::Status Allocator::AllocateOne(uint32_t id, uint32_t pos) {
   if (options_.overlap && TryOverlap(id, pos)) return absl::OkStatus();
   std::optional<PReg> forced = ReuseRegister(id, pos);
@@ -563,6 +646,7 @@ absl::Status Allocator::Run(LsraAllocStats& stats) {
     if (!s.ok()) return s;
     if (ch_[id].loc.IsReg()) active_.push_back(id);
   }
+  if (options_.second_chance) SecondChance(stats);
   stats.splits = splits_;
   stats.preferred = preferred_;
   stats.overlapped = overlapped_;

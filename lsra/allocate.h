@@ -22,6 +22,8 @@
 //    there and spilled up to their next register use (an inactive one only if it
 //    actually overlaps: the correction Subzero makes to the original paper).
 //  - A Reuse def takes the register its source is read from at its instruction.
+//  - Second chance: after the scan, stack pieces take registers still free over
+//    their whole life, in rounds until nothing changes.
 //  - Overlap: a copy's first piece may share the register of its live source.
 //    Both pieces are then active in it; an interval that wants the register
 //    must find it free of both, or evict both.
@@ -74,6 +76,15 @@ struct LsraOptions {
   // over the copy's whole interval, and when neither value is overwritten in
   // place (a two-address def) while they share it.
   bool overlap = true;
+  // Subzero's repeat-until-convergence (second-chance bin-packing): after the
+  // scan, the pieces left on the stack get another round against the finished
+  // allocation table, which it never changes: a piece takes a register free
+  // over its whole life (a neighbouring piece's register first, so no move
+  // joins them). Rounds repeat until one assigns nothing. (Taking only
+  // registers that cost no more moves than the reload, by loop weight, measured
+  // worse: a piece in a register also spares the store at its definition and
+  // the slot reads of its Any uses.)
+  bool second_chance = true;
   // Subzero's block-local splitting: an interval spanning several blocks is cut
   // at every block start, so each block's part gets a register of its own (or
   // the stack) and edges reconcile them.
@@ -87,6 +98,8 @@ struct LsraAllocStats {
   int registers = 0; // pieces in registers
   int preferred = 0;  // defs hinted to the register of a source dying at their instruction
   int overlapped = 0; // copies sharing their source's register
+  int recovered = 0;  // stack pieces given a register by a second round
+  int rounds = 0;     // rounds after the scan, the last of which assigned nothing
 };
 
 class LsraAllocation {

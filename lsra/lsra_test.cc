@@ -14,6 +14,7 @@
 #include "ssa/printer.h"
 #include "ssa/ssa_testing.h"
 #include "tools/checker.h"
+#include "tools/generator.h"
 #include "tools/interpreter.h"
 
 namespace regalloc {
@@ -186,6 +187,24 @@ block0(v0: i64, v5: i64):
 }
 )", T("x86_64"));
   EXPECT_EQ(run.alloc.overlapped, 0) << run.printed;
+}
+
+TEST(LsraTest, ASecondRoundGivesStackPiecesRegistersLeftFree) {
+  // Generated function 20 (50 instructions): the scan leaves a piece on the
+  // stack over which a register is free in the finished table; the second
+  // round gives it that register, and a further round finds nothing more.
+  GeneratorOptions g;
+  g.num_insts = 50;
+  g.legalize = false;
+  std::string text = PrintFunction(Generate(20, g, T("x86_64")).value(), T("x86_64"));
+  LsraOptions off;
+  off.second_chance = false;
+  LsraRun with = Allocate(text, T("x86_64")), without = Allocate(text, T("x86_64"), off);
+  EXPECT_GE(with.alloc.recovered, 1) << with.printed;
+  EXPECT_EQ(with.alloc.rounds, 2);
+  EXPECT_EQ(with.alloc.spilled + with.alloc.recovered, without.alloc.spilled);
+  EXPECT_EQ(without.alloc.recovered, 0);
+  EXPECT_EQ(without.alloc.rounds, 0);
 }
 
 TEST(LsraTest, BlockLocalSplittingCutsIntervalsAtBlockStarts) {

@@ -239,6 +239,8 @@ void RegisterLsraPhases(PhaseRegistry& r) {
                    c.stat("stack_pieces", s.spilled);
                    c.stat("preferred", s.preferred);
                    c.stat("overlapped", s.overlapped);
+                   c.stat("recovered", s.recovered);
+                   c.stat("rounds", s.rounds);
                    absl::StrAppend(&c.state.lsra_printed, state->alloc.Print(c.state.function, c.target));
                    return absl::OkStatus();
                  }};
@@ -251,6 +253,10 @@ void RegisterLsraPhases(PhaseRegistry& r) {
   LsraOptions no_overlap;
   no_overlap.overlap = false;
   r.Register(allocate_phase("lsra_allocate_nooverlap", no_overlap, "lsra_allocate without register overlap"));
+  LsraOptions no_second_chance;
+  no_second_chance.second_chance = false;
+  r.Register(allocate_phase("lsra_allocate_nosecond", no_second_chance,
+                            "lsra_allocate without the second-chance rounds"));
   LsraOptions callee_only;
   callee_only.registers = LsraOptions::Registers::kCalleeSavedOnly;
   r.Register(allocate_phase("lsra_allocate_callee_saved", callee_only,
@@ -287,6 +293,7 @@ void RegisterLsraPhases(PhaseRegistry& r) {
   // Each enhancement off, and RyuJIT-style stress modes (run by the fuzz test).
   lsra("lsra_nopref", "lsra_build", "lsra_allocate_nopref");
   lsra("lsra_nooverlap", "lsra_build", "lsra_allocate_nooverlap");
+  lsra("lsra_nosecond", "lsra_build", "lsra_allocate_nosecond");
   lsra("lsra_local_split", "lsra_build", "lsra_allocate_local_split");
   lsra("lsra_stress_callee_saved", "lsra_build", "lsra_allocate_callee_saved");
   lsra("lsra_stress_caller_saved", "lsra_build", "lsra_allocate_caller_saved");

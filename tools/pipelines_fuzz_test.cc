@@ -25,6 +25,7 @@ constexpr FuzzedPipeline kPipelines[] = {
     {"lsra", 1000},
     {"lsra_nopref", 200},
     {"lsra_nooverlap", 200},
+    {"lsra_nosecond", 200},
     {"lsra_local_split", 200},
     {"lsra_stress_callee_saved", 200},
     {"lsra_stress_caller_saved", 200},
