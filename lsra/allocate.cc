@@ -165,13 +165,15 @@ class Allocator {
   void Push(uint32_t id) { unhandled_.push({Start(ch_[id]), id}); }
   // Puts piece `id` on the stack from `pos` up to its next register use, which
   // (with the rest) goes back to the unhandled list.
-  void SpillFrom(uint32_t id, uint32_t pos) {
+  // The reload goes after `reload_after` too (the scan's current gap).
+  void SpillFrom(uint32_t id, uint32_t pos, uint32_t reload_after) {
     uint32_t tail = id;
     if (pos > ch_[id].from) tail = Split(id, pos);
     uint32_t use = NextRegUse(ch_[tail], pos);
     if (use != kNever) {
-      uint32_t gap = BestReloadGap(pos, GapAtOrBefore(use));
-      if (gap > ch_[tail].from && gap > pos) {
+      uint32_t after = std::max(pos, reload_after);
+      uint32_t gap = BestReloadGap(after, GapAtOrBefore(use));
+      if (gap > ch_[tail].from && gap > after) {
         uint32_t rest = Split(tail, gap);
         Push(rest);
       } else {
@@ -217,6 +219,33 @@ class Allocator {
   uint32_t BlockEndAt(uint32_t p) const {
     Block b = BlockAt(p);
     return b.IsValid() ? b_.BlockTo(b) : p;
+  }
+  // Where an evicted piece leaves its register, between its last reference
+  // before `gap` and `gap`: the earliest block start of the smallest loop depth
+  // on the way, so that a value not used in a loop is on the stack for the whole
+  // loop (nothing to reload on its back edge) rather than from the middle of it.
+  uint32_t BestSpillGap(uint32_t id, uint32_t gap) const {
+    const LsraChild& c = ch_[id];
+    absl::Span<const RefPosition> refs = b_.Refs(c.value);
+    auto it = std::lower_bound(refs.begin(), refs.end(), gap, [](const RefPosition& r, uint32_t q) { return r.pos < q; });
+    uint32_t last = it == refs.begin() ? c.from : std::max(c.from, std::prev(it)->pos);
+    const std::vector<Block>& order = b_.order();
+    auto b = std::upper_bound(order.begin(), order.end(), gap, [&](uint32_t p, Block x) { return p < b_.BlockFrom(x); });
+    if (b == order.begin()) return gap;
+    --b;
+    uint32_t best = gap;
+    int best_depth = b_.depth(*b);
+    for (int steps = 0; steps < 64; ++steps) {
+      uint32_t from = b_.BlockFrom(*b);
+      if (from <= last) break;
+      if (b_.depth(*b) <= best_depth) {
+        best = from;
+        best_depth = b_.depth(*b);
+      }
+      if (b == order.begin()) break;
+      --b;
+    }
+    return best;
   }
   absl::Status AllocateOne(uint32_t id, uint32_t pos);
   void SecondChance(LsraAllocStats& stats);
@@ -388,12 +417,18 @@ absl::Status Allocator::AllocateBlockedReg(uint32_t id, uint32_t pos, std::optio
     active_.erase(std::remove(active_.begin(), active_.end(), a), active_.end());
     inactive_.erase(std::remove(inactive_.begin(), inactive_.end(), a), inactive_.end());
     uint32_t at = std::max(gap, ch_[a].from);
+    if (options_.spill_before_loops) {
+      // Leave earlier only when the reload can still come after the gap: pieces
+      // going back to the unhandled list must not start before this one.
+      uint32_t use = NextRegUse(ch_[a], gap);
+      if (use == kNever || GapAtOrBefore(use) > gap) at = std::max(BestSpillGap(a, gap), ch_[a].from);
+    }
     if (at > ch_[a].from && at < ch_[a].to) {
-      // The head keeps its register up to the gap, before this piece starts.
-      SpillFrom(Split(a, at), at);
+      // The head keeps its register up to `at`, before this piece starts.
+      SpillFrom(Split(a, at), at, gap);
     } else {
       ch_[a].loc = Location();
-      SpillFrom(a, ch_[a].from);
+      SpillFrom(a, ch_[a].from, gap);
     }
   }
   uint32_t blocked = NextBlockedFor(c, best, pos);

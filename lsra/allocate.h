@@ -85,6 +85,11 @@ struct LsraOptions {
   // worse: a piece in a register also spares the store at its definition and
   // the slot reads of its Any uses.)
   bool second_chance = true;
+  // Wimmer's split position for an evicted interval: it leaves its register at
+  // the earliest block start of the smallest loop depth after its last
+  // reference, not at the current position (so not in the middle of a loop it
+  // does not use).
+  bool spill_before_loops = true;
   // Subzero's block-local splitting: an interval spanning several blocks is cut
   // at every block start, so each block's part gets a register of its own (or
   // the stack) and edges reconcile them.

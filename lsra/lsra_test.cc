@@ -3,6 +3,7 @@
 // allocator should have done (which register, how many moves, where it split).
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "liveness/live_sets.h"
@@ -205,6 +206,50 @@ TEST(LsraTest, ASecondRoundGivesStackPiecesRegistersLeftFree) {
   EXPECT_EQ(with.alloc.spilled + with.alloc.recovered, without.alloc.spilled);
   EXPECT_EQ(without.alloc.recovered, 0);
   EXPECT_EQ(without.alloc.rounds, 0);
+}
+
+TEST(LsraTest, AnEvictedValueLeavesItsRegisterBeforeALoopItDoesNotUse) {
+  // v2 lives across a loop that needs every register (30 loads summed) and is
+  // used only after it. Evicted in the middle of the loop, it would be in a
+  // register at the loop's start and on the stack at its end: a reload on the
+  // back edge every iteration. Wimmer's split position puts it on the stack from
+  // the loop's start: one reload, on the exit.
+  std::string text = R"(function %outside(i64, i64) -> i64 {
+block0(v0: i64, v1: i64):
+    v2 = add v0, v1
+    v4 = const.i64 0
+    v5 = const.i64 3
+    v6 = const.i64 1
+    jump block1(v4)
+block1(v3: i64):
+)";
+  for (int k = 0; k < 30; ++k) absl::StrAppend(&text, "    v", 10 + k, " = load.i64 v3, ", 8 * k, "\n");
+  int sum = 10;
+  for (int k = 1; k < 30; ++k) {
+    absl::StrAppend(&text, "    v", 50 + k, " = add v", sum, ", v", 10 + k, "\n");
+    sum = 50 + k;
+  }
+  absl::StrAppend(&text, R"(    v90 = add v3, v6
+    v91 = cmp.ne v90, v5
+    br v91, block1(v90), block2
+block2:
+    v92 = add v2, v)", sum, R"(
+    ret v92
+}
+)");
+  LsraOptions mid_loop;
+  mid_loop.spill_before_loops = false;
+  LsraRun before = Allocate(text, T("aarch64")), inside = Allocate(text, T("aarch64"), mid_loop);
+  auto reloads_of_v2 = [](const std::string& text) {
+    int n = 0;
+    for (size_t at = text.find("reload v2["); at != std::string::npos; at = text.find("reload v2[", at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(reloads_of_v2(before.printed), 1) << before.printed;  // on the exit
+  EXPECT_EQ(reloads_of_v2(inside.printed), 2) << inside.printed;  // and on the back edge
+  int64_t cost_before = MeasureAllocation(ParseFunction(before.printed, T("aarch64")).value()).weighted;
+  int64_t cost_inside = MeasureAllocation(ParseFunction(inside.printed, T("aarch64")).value()).weighted;
+  EXPECT_LT(cost_before, cost_inside);
 }
 
 TEST(LsraTest, BlockLocalSplittingCutsIntervalsAtBlockStarts) {

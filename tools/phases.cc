@@ -257,6 +257,10 @@ void RegisterLsraPhases(PhaseRegistry& r) {
   no_second_chance.second_chance = false;
   r.Register(allocate_phase("lsra_allocate_nosecond", no_second_chance,
                             "lsra_allocate without the second-chance rounds"));
+  LsraOptions evict_in_place;
+  evict_in_place.spill_before_loops = false;
+  r.Register(allocate_phase("lsra_allocate_evict_in_place", evict_in_place,
+                            "lsra_allocate splitting an evicted interval at the current position"));
   LsraOptions callee_only;
   callee_only.registers = LsraOptions::Registers::kCalleeSavedOnly;
   r.Register(allocate_phase("lsra_allocate_callee_saved", callee_only,
@@ -294,6 +298,7 @@ void RegisterLsraPhases(PhaseRegistry& r) {
   lsra("lsra_nopref", "lsra_build", "lsra_allocate_nopref");
   lsra("lsra_nooverlap", "lsra_build", "lsra_allocate_nooverlap");
   lsra("lsra_nosecond", "lsra_build", "lsra_allocate_nosecond");
+  lsra("lsra_evict_in_place", "lsra_build", "lsra_allocate_evict_in_place");
   lsra("lsra_local_split", "lsra_build", "lsra_allocate_local_split");
   lsra("lsra_stress_callee_saved", "lsra_build", "lsra_allocate_callee_saved");
   lsra("lsra_stress_caller_saved", "lsra_build", "lsra_allocate_caller_saved");

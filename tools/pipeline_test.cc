@@ -202,13 +202,14 @@ TEST(PipelineTest, ConfigurationErrors) {
   EXPECT_THAT(Pipeline(o).summary.status().message(),
               HasSubstr("unknown phase 'frobnicate'; available phases: check, coalesce, color, interpret, legalize, liveness, "
                         "lower_params, lsra_allocate, lsra_allocate_callee_saved, lsra_allocate_caller_saved, "
+                        "lsra_allocate_evict_in_place, "
                         "lsra_allocate_local_split, lsra_allocate_nearest, lsra_allocate_nooverlap, lsra_allocate_nopref, "
                         "lsra_allocate_nosecond, lsra_build, "
                         "lsra_build_reversed, lsra_resolve, "
                         "print, reload, spill, spill_belady, split_critical_edges, stack_alloc, verify"));
   o = {};
   o.pipeline = "chaitin";
-  EXPECT_THAT(Pipeline(o).summary.status().message(), HasSubstr("unknown pipeline 'chaitin'; known pipelines: front, lsra, lsra_local_split, lsra_nooverlap, lsra_nopref, lsra_nosecond, lsra_stress_callee_saved, "
+  EXPECT_THAT(Pipeline(o).summary.status().message(), HasSubstr("unknown pipeline 'chaitin'; known pipelines: front, lsra, lsra_evict_in_place, lsra_local_split, lsra_nooverlap, lsra_nopref, lsra_nosecond, lsra_stress_callee_saved, "
                         "lsra_stress_caller_saved, lsra_stress_nearest, lsra_stress_reversed, ssa, ssa_belady, stack"));
   o = {};
   o.target = "z80";

@@ -26,6 +26,7 @@ constexpr FuzzedPipeline kPipelines[] = {
     {"lsra_nopref", 200},
     {"lsra_nooverlap", 200},
     {"lsra_nosecond", 200},
+    {"lsra_evict_in_place", 100},
     {"lsra_local_split", 200},
     {"lsra_stress_callee_saved", 200},
     {"lsra_stress_caller_saved", 200},
