@@ -198,9 +198,9 @@ TEST(LsraTest, ASecondRoundGivesStackPiecesRegistersLeftFree) {
   g.num_insts = 50;
   g.legalize = false;
   std::string text = PrintFunction(Generate(20, g, T("x86_64")).value(), T("x86_64"));
-  LsraOptions off;
-  off.second_chance = false;
-  LsraRun with = Allocate(text, T("x86_64")), without = Allocate(text, T("x86_64"), off);
+  LsraOptions on;
+  on.second_chance = true;
+  LsraRun with = Allocate(text, T("x86_64"), on), without = Allocate(text, T("x86_64"));
   EXPECT_GE(with.alloc.recovered, 1) << with.printed;
   EXPECT_EQ(with.alloc.rounds, 2);
   EXPECT_EQ(with.alloc.spilled + with.alloc.recovered, without.alloc.spilled);

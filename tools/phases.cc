@@ -253,10 +253,10 @@ void RegisterLsraPhases(PhaseRegistry& r) {
   LsraOptions no_overlap;
   no_overlap.overlap = false;
   r.Register(allocate_phase("lsra_allocate_nooverlap", no_overlap, "lsra_allocate without register overlap"));
-  LsraOptions no_second_chance;
-  no_second_chance.second_chance = false;
-  r.Register(allocate_phase("lsra_allocate_nosecond", no_second_chance,
-                            "lsra_allocate without the second-chance rounds"));
+  LsraOptions second_chance;
+  second_chance.second_chance = true;
+  r.Register(allocate_phase("lsra_allocate_second_chance", second_chance,
+                            "lsra_allocate with Subzero's repeat-until-convergence (second-chance rounds)"));
   LsraOptions evict_in_place;
   evict_in_place.spill_before_loops = false;
   r.Register(allocate_phase("lsra_allocate_evict_in_place", evict_in_place,
@@ -297,7 +297,7 @@ void RegisterLsraPhases(PhaseRegistry& r) {
   // Each enhancement off, and RyuJIT-style stress modes (run by the fuzz test).
   lsra("lsra_nopref", "lsra_build", "lsra_allocate_nopref");
   lsra("lsra_nooverlap", "lsra_build", "lsra_allocate_nooverlap");
-  lsra("lsra_nosecond", "lsra_build", "lsra_allocate_nosecond");
+  lsra("lsra_second_chance", "lsra_build", "lsra_allocate_second_chance");
   lsra("lsra_evict_in_place", "lsra_build", "lsra_allocate_evict_in_place");
   lsra("lsra_local_split", "lsra_build", "lsra_allocate_local_split");
   lsra("lsra_stress_callee_saved", "lsra_build", "lsra_allocate_callee_saved");

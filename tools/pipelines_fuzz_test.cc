@@ -25,7 +25,7 @@ constexpr FuzzedPipeline kPipelines[] = {
     {"lsra", 1000},
     {"lsra_nopref", 200},
     {"lsra_nooverlap", 200},
-    {"lsra_nosecond", 200},
+    {"lsra_second_chance", 200},
     {"lsra_evict_in_place", 100},
     {"lsra_local_split", 200},
     {"lsra_stress_callee_saved", 200},
