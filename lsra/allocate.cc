@@ -185,10 +185,11 @@ class Allocator {
     ToStack(tail);
   }
 
-  // Wimmer's split-position choice: between `after` and `gap`, the start of the
-  // block with the smallest loop depth (the latest such), so that a reload
-  // before a use in a loop happens on the loop's entry edge, not in the loop.
-  uint32_t BestReloadGap(uint32_t after, uint32_t gap) const {
+  // Wimmer's split positions: the start of the block of the smallest loop depth
+  // among those starting in (after, gap], else `gap`; the latest such block, or
+  // the earliest. Reloads take the latest, so that a reload before a use in a
+  // loop happens on the loop's entry edge, not in the loop.
+  uint32_t ShallowestBlockStart(uint32_t after, uint32_t gap, bool earliest) const {
     const std::vector<Block>& order = b_.order();
     // The block containing `gap`: the last one starting at or before it.
     auto it = std::upper_bound(order.begin(), order.end(), gap,
@@ -200,7 +201,7 @@ class Allocator {
     for (int steps = 0; steps < 64; ++steps) {
       uint32_t from = b_.BlockFrom(*it);
       if (from <= after) break;
-      if (b_.depth(*it) < best_depth) {
+      if (b_.depth(*it) < best_depth || (earliest && b_.depth(*it) == best_depth)) {
         best = from;
         best_depth = b_.depth(*it);
       }
@@ -208,6 +209,18 @@ class Allocator {
       --it;
     }
     return best;
+  }
+  uint32_t BestReloadGap(uint32_t after, uint32_t gap) const { return ShallowestBlockStart(after, gap, false); }
+  // Where an evicted piece leaves its register: the earliest shallowest block
+  // start after its last reference before `gap`, so that a value not used in a
+  // loop is on the stack for the whole loop (nothing to reload on its back
+  // edge) rather than from the middle of it.
+  uint32_t BestSpillGap(uint32_t id, uint32_t gap) const {
+    const LsraChild& c = ch_[id];
+    absl::Span<const RefPosition> refs = b_.Refs(c.value);
+    auto it = std::lower_bound(refs.begin(), refs.end(), gap, [](const RefPosition& r, uint32_t q) { return r.pos < q; });
+    uint32_t last = it == refs.begin() ? c.from : std::max(c.from, std::prev(it)->pos);
+    return ShallowestBlockStart(last, gap, true);
   }
 
   // The block containing `p` (invalid before the first).
@@ -219,33 +232,6 @@ class Allocator {
   uint32_t BlockEndAt(uint32_t p) const {
     Block b = BlockAt(p);
     return b.IsValid() ? b_.BlockTo(b) : p;
-  }
-  // Where an evicted piece leaves its register, between its last reference
-  // before `gap` and `gap`: the earliest block start of the smallest loop depth
-  // on the way, so that a value not used in a loop is on the stack for the whole
-  // loop (nothing to reload on its back edge) rather than from the middle of it.
-  uint32_t BestSpillGap(uint32_t id, uint32_t gap) const {
-    const LsraChild& c = ch_[id];
-    absl::Span<const RefPosition> refs = b_.Refs(c.value);
-    auto it = std::lower_bound(refs.begin(), refs.end(), gap, [](const RefPosition& r, uint32_t q) { return r.pos < q; });
-    uint32_t last = it == refs.begin() ? c.from : std::max(c.from, std::prev(it)->pos);
-    const std::vector<Block>& order = b_.order();
-    auto b = std::upper_bound(order.begin(), order.end(), gap, [&](uint32_t p, Block x) { return p < b_.BlockFrom(x); });
-    if (b == order.begin()) return gap;
-    --b;
-    uint32_t best = gap;
-    int best_depth = b_.depth(*b);
-    for (int steps = 0; steps < 64; ++steps) {
-      uint32_t from = b_.BlockFrom(*b);
-      if (from <= last) break;
-      if (b_.depth(*b) <= best_depth) {
-        best = from;
-        best_depth = b_.depth(*b);
-      }
-      if (b == order.begin()) break;
-      --b;
-    }
-    return best;
   }
   absl::Status AllocateOne(uint32_t id, uint32_t pos);
   void SecondChance(LsraAllocStats& stats);

@@ -247,36 +247,36 @@ void RegisterLsraPhases(PhaseRegistry& r) {
   };
   r.Register(allocate_phase("lsra_allocate", LsraOptions(),
                             "linear scan with lifetime holes and interval splitting (lsra/)"));
-  LsraOptions no_preference;
-  no_preference.preference = false;
-  r.Register(allocate_phase("lsra_allocate_nopref", no_preference, "lsra_allocate without register preference"));
-  LsraOptions no_overlap;
-  no_overlap.overlap = false;
-  r.Register(allocate_phase("lsra_allocate_nooverlap", no_overlap, "lsra_allocate without register overlap"));
-  LsraOptions second_chance;
-  second_chance.second_chance = true;
-  r.Register(allocate_phase("lsra_allocate_second_chance", second_chance,
-                            "lsra_allocate with Subzero's repeat-until-convergence (second-chance rounds)"));
-  LsraOptions evict_in_place;
-  evict_in_place.spill_before_loops = false;
-  r.Register(allocate_phase("lsra_allocate_evict_in_place", evict_in_place,
-                            "lsra_allocate splitting an evicted interval at the current position"));
-  LsraOptions callee_only;
-  callee_only.registers = LsraOptions::Registers::kCalleeSavedOnly;
-  r.Register(allocate_phase("lsra_allocate_callee_saved", callee_only,
-                            "stress: lsra_allocate from callee-saved registers only"));
-  LsraOptions caller_only;
-  caller_only.registers = LsraOptions::Registers::kCallerSavedOnly;
-  r.Register(allocate_phase("lsra_allocate_caller_saved", caller_only,
-                            "stress: lsra_allocate from caller-saved registers only"));
-  LsraOptions local;
-  local.local_split = true;
-  r.Register(allocate_phase("lsra_allocate_local_split", local,
-                            "lsra_allocate with Subzero's block-local splitting"));
-  LsraOptions nearest;
-  nearest.spill_nearest = true;
-  r.Register(allocate_phase("lsra_allocate_nearest", nearest,
-                            "stress: lsra_allocate evicting the register needed soonest"));
+  // Each switch of LsraOptions as a phase of its own, so that its effect can be
+  // measured and the fuzz test runs it.
+  struct Variant {
+    const char* name;
+    const char* description;
+    void (*set)(LsraOptions&);
+  };
+  const Variant variants[] = {
+      {"lsra_allocate_nopref", "lsra_allocate without register preference",
+       [](LsraOptions& o) { o.preference = false; }},
+      {"lsra_allocate_nooverlap", "lsra_allocate without register overlap", [](LsraOptions& o) { o.overlap = false; }},
+      {"lsra_allocate_second_chance",
+       "lsra_allocate with Subzero's repeat-until-convergence (second-chance rounds)",
+       [](LsraOptions& o) { o.second_chance = true; }},
+      {"lsra_allocate_evict_in_place", "lsra_allocate splitting an evicted interval at the current position",
+       [](LsraOptions& o) { o.spill_before_loops = false; }},
+      {"lsra_allocate_callee_saved", "stress: lsra_allocate from callee-saved registers only",
+       [](LsraOptions& o) { o.registers = LsraOptions::Registers::kCalleeSavedOnly; }},
+      {"lsra_allocate_caller_saved", "stress: lsra_allocate from caller-saved registers only",
+       [](LsraOptions& o) { o.registers = LsraOptions::Registers::kCallerSavedOnly; }},
+      {"lsra_allocate_local_split", "lsra_allocate with Subzero's block-local splitting",
+       [](LsraOptions& o) { o.local_split = true; }},
+      {"lsra_allocate_nearest", "stress: lsra_allocate evicting the register needed soonest",
+       [](LsraOptions& o) { o.spill_nearest = true; }},
+  };
+  for (const Variant& v : variants) {
+    LsraOptions options;
+    v.set(options);
+    r.Register(allocate_phase(v.name, options, v.description));
+  }
   r.Register(Phase{"lsra_resolve", "linear scan resolution: operand locations, split and edge moves (lsra/)",
                    {"lsra_allocation"}, {"locations", "lowered"}, {"liveness"},
                    [](PhaseContext& c) -> absl::Status {
