@@ -36,9 +36,13 @@ class Allocator {
   Allocator(const Target& t, Function& f, const LsraBuild& b, const LsraOptions& options,
             std::vector<LsraChild>& children, std::vector<StackSlot>& slots)
       : t_(t), f_(f), b_(b), options_(options), ch_(children), slots_(slots), free_until_(t.num_regs()),
-        next_use_(t.num_regs()) {
+        next_use_(t.num_regs()), preserved_(t.num_regs()), destroyed_(t.num_regs()), held_(t.num_regs(), 0), preferred_reg_(t.num_regs(), 0) {
     // The registers each class allocates from (all, or a stress subset).
     UnitSet caller = t.UnitsOf(t.abi().caller_saved), callee = t.UnitsOf(t.abi().callee_saved);
+    for (int r = 0; r < t.num_regs(); ++r) {
+      preserved_[r] = !caller.Intersects(t.Units(PReg(r)));
+      destroyed_[r] = !callee.Intersects(t.Units(PReg(r)));
+    }
     for (int c = 0; c < t.num_classes(); ++c) {
       std::vector<PReg> order;
       for (PReg r : t.Class(RegClass(c)).allocation_order) {
@@ -241,6 +245,20 @@ class Allocator {
   uint32_t WrittenInPlace(Value v, uint32_t from, uint32_t to) const;
   int overlapped_ = 0;
   bool TryAllocateFreeReg(uint32_t id, uint32_t pos, std::optional<PReg> forced);
+  // RyuJIT's selection among the registers of `order` free at `pos` (by
+  // free_until_); invalid when none is.
+  PReg SelectFree(uint32_t id, uint32_t pos, const std::vector<PReg>& order);
+  // Does the piece live across an instruction with clobbers?
+  bool SpansCall(const LsraChild& c) const {
+    const std::vector<uint32_t>& calls = b_.clobbers();
+    for (const LsraRange& r : RangesFrom(c.value, c.from)) {
+      if (r.from >= c.to) break;
+      uint32_t from = std::max(r.from, c.from), to = std::min(r.to, c.to);
+      auto it = std::lower_bound(calls.begin(), calls.end(), from);
+      if (it != calls.end() && *it < to) return true;
+    }
+    return false;
+  }
   absl::Status AllocateBlockedReg(uint32_t id, uint32_t pos, std::optional<PReg> forced);
   std::optional<PReg> ReuseRegister(uint32_t id, uint32_t pos) const;
   // Register preference: the register of a source whose last use is the
@@ -266,6 +284,14 @@ class Allocator {
                       std::greater<std::pair<uint32_t, uint32_t>>>
       unhandled_;
   std::vector<uint32_t> free_until_, next_use_;
+  // Per register: all its units preserved by calls; none of them preserved.
+  std::vector<uint8_t> preserved_, destroyed_;
+  // SelectFree's scratch: candidates, the ones a rule keeps, the preference
+  // set, and per register the stamp of the last selection that found it held
+  // by an inactive piece, or in the preference set.
+  std::vector<PReg> cand_, keep_;
+  std::vector<uint32_t> held_, preferred_reg_;
+  uint32_t stamp_ = 0;
   // Pieces of each value as a list in position order (a split puts the tail
   // right after its head), and a finger per value into it: lookups come in
   // increasing position order, so walking on from the finger is amortized O(1).
@@ -315,6 +341,9 @@ bool Allocator::TryAllocateFreeReg(uint32_t id, uint32_t pos, std::optional<PReg
   PReg best;
   if (forced.has_value()) {
     best = *forced;
+  } else if (options_.scoring) {
+    best = SelectFree(id, pos, order);
+    if (!best.IsValid()) return false;
   } else {
     PReg hint = hint_[id];
     bool in_order = hint.IsValid() && std::find(order.begin(), order.end(), hint) != order.end();
@@ -336,6 +365,65 @@ bool Allocator::TryAllocateFreeReg(uint32_t id, uint32_t pos, std::optional<PReg
   }
   ch_[id].loc = Location::Reg(best);
   return true;
+}
+
+PReg Allocator::SelectFree(uint32_t id, uint32_t pos, const std::vector<PReg>& order) {
+  const LsraChild& c = ch_[id];
+  cand_.clear();
+  for (PReg r : order) {
+    if (free_until_[r.index()] > pos) cand_.push_back(r);
+  }
+  if (cand_.size() <= 1) return cand_.empty() ? PReg() : cand_.front();
+  ++stamp_;
+  for (uint32_t a : inactive_) {
+    for (PReg r : t_.Aliases(ch_[a].loc.reg())) held_[r.index()] = stamp_;
+  }
+  // As in RyuJIT, a piece that lives across a call prefers only registers the
+  // call preserves.
+  const bool spans = SpansCall(c);
+  bool any_preferred = false;
+  auto prefer = [&](PReg r) {
+    std::optional<PReg> view = t_.View(r, *t_.ClassFor(f_.value_type(c.value)));
+    if (view.has_value() && free_until_[view->index()] > pos && (!spans || preserved_[view->index()])) {
+      preferred_reg_[view->index()] = stamp_;
+      any_preferred = true;
+    }
+  };
+  if (hint_[id].IsValid()) prefer(hint_[id]);
+  absl::Span<const RefPosition> refs = b_.Refs(c.value);
+  auto it = std::lower_bound(refs.begin(), refs.end(), c.from, [](const RefPosition& r, uint32_t q) { return r.pos < q; });
+  for (; it != refs.end() && it->pos < c.to; ++it) {
+    if (it->need == RefNeed::kFixed) prefer(it->reg);
+  }
+  auto narrow = [&](auto&& keep) {
+    if (cand_.size() <= 1) return;
+    keep_.clear();
+    for (PReg r : cand_) {
+      if (keep(r)) keep_.push_back(r);
+    }
+    if (!keep_.empty()) cand_.swap(keep_);
+  };
+  uint32_t end = End(c);
+  if (any_preferred) {
+    // The current range: up to the piece's next hole.
+    absl::Span<const LsraRange> rs = RangesFrom(c.value, pos);
+    uint32_t range_end = rs.empty() ? end : std::min(rs.front().to, end);
+    narrow([&](PReg r) { return preferred_reg_[r.index()] == stamp_ && free_until_[r.index()] >= range_end; });
+    narrow([&](PReg r) { return preferred_reg_[r.index()] == stamp_; });
+  }
+  const std::vector<uint8_t>& side = spans ? preserved_ : destroyed_;
+  narrow([&](PReg r) { return side[r.index()] != 0; });
+  narrow([&](PReg r) { return held_[r.index()] != stamp_; });
+  narrow([&](PReg r) { return free_until_[r.index()] >= end; });
+  // Best fit: the covering register taken soonest after the piece, else the
+  // one free the longest; ties go by allocation order.
+  PReg best = cand_.front();
+  bool covers = free_until_[best.index()] >= end;
+  for (PReg r : cand_) {
+    uint32_t u = free_until_[r.index()], b = free_until_[best.index()];
+    if (covers ? u < b : u > b) best = r;
+  }
+  return best;
 }
 
 absl::Status Allocator::AllocateBlockedReg(uint32_t id, uint32_t pos, std::optional<PReg> forced) {

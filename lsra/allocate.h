@@ -93,6 +93,16 @@ struct LsraOptions {
   // reference, not at the current position (so not in the middle of a loop it
   // does not use).
   bool spill_before_loops = true;
+  // RyuJIT's selection among free registers (RegisterSelection): each rule in
+  // turn keeps the candidates that satisfy it, if any do: in the preference set
+  // (the register of the piece it was split from, of a dying source, the fixed
+  // registers of its references) and free over the current range; in the
+  // preference set; preserved by calls for a piece that spans one, not
+  // preserved for one that does not; held by no inactive piece; free over the
+  // whole piece; the best fit (the covering register taken soonest after the
+  // piece, else the one free the longest); the allocation order. Off: the hint
+  // if it covers the piece, else the register free the longest.
+  bool scoring = true;
   // Subzero's block-local splitting: an interval spanning several blocks is cut
   // at every block start, so each block's part gets a register of its own (or
   // the stack) and edges reconcile them.

@@ -181,6 +181,7 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
   all_refs_.clear();
   all_reg_refs_.clear();
   all_blocked_.clear();
+  clobbers_.clear();
   std::vector<uint32_t> from(nv, 0), last(nv, 0), seen(nv, 0), out(nv, 0);
   std::vector<int64_t> last_piece(nv, -1);
   std::vector<Value> touched;
@@ -269,6 +270,7 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
         all_refs_.push_back(ref);
       }
       if (func.inst(i).clobbers >= 0) {
+        clobbers_.push_back(base + kLsraClobber);
         for (PReg r : func.clobber_set(func.inst(i).clobbers)) {
           reg_ref(r, RefKind::kKill, base + kLsraClobber, i, LsraRange{base + 1, base + 2});
         }

@@ -151,6 +151,8 @@ class LsraBuild {
   // and the references behind them.
   absl::Span<const LsraRange> Blocked(PReg r) const { return blocked_.Row(r.index()); }
   absl::Span<const RefPosition> RegRefs(PReg r) const { return reg_refs_.Row(r.index()); }
+  // The clobber positions (4k + 1) of the instructions with clobbers (calls), sorted.
+  const std::vector<uint32_t>& clobbers() const { return clobbers_; }
   int num_values() const { return static_cast<int>(has_.size()); }
   // Is `v` live at position `p` (binary search in its ranges)?
   bool Covers(Value v, uint32_t p) const;
@@ -169,6 +171,7 @@ class LsraBuild {
   std::vector<int> depth_;
   std::vector<uint32_t> block_from_, block_to_, number_;
   std::vector<Edge> critical_;
+  std::vector<uint32_t> clobbers_;
   std::vector<uint8_t> has_;
   std::vector<LsraInterval> intervals_;
   CompressedRows<LsraRange> ranges_;

@@ -354,6 +354,7 @@ AllocationCost MeasureAllocation(const Function& func) {
       cost.weighted += weight;
     }
   }
+  cost.saves = func.saved_regs().Count();
   return cost;
 }
 

@@ -50,11 +50,14 @@ absl::Status CheckAllocation(const Function& func, const Target& target);
 // instructions count the same way by their locations: a copy into its source's
 // location is free (what register preference and overlap aim at), one between
 // registers is a move, one to or from the stack a spill or a reload.
+// `saves` counts the callee-saved registers the frame saves (a store in the
+// prologue and a load before each return); they are not in `weighted`.
 struct AllocationCost {
   int spills = 0;
   int reloads = 0;
   int moves = 0;
   int64_t weighted = 0;
+  int saves = 0;
 };
 AllocationCost MeasureAllocation(const Function& func);
 

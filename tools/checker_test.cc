@@ -160,6 +160,10 @@ TEST(CheckerTest, SavedCalleeRegistersMayBeUsed) {
   std::string text = absl::StrReplaceAll(kValid, {{"v2[%rcx] = reload v2[ss0]", "v2[%rbx] = reload v2[ss0]\n    v2[%rcx] = move v2[%rbx]"},
                                                   {"    ss1 = stack_slot 8\n", "    ss1 = stack_slot 8\n    saves %rbx\n"}});
   EXPECT_TRUE(CheckText(text).ok()) << CheckText(text);
+  // The measure counts the saved register apart from the weighted cost.
+  Function f = ParseFunction(text, X86()).value();
+  EXPECT_EQ(MeasureAllocation(f).saves, 1);
+  EXPECT_EQ(MeasureAllocation(ParseFunction(kValid, X86()).value()).saves, 0);
 }
 
 TEST(CheckerTest, BlockParametersBeforeAndAfterLowering) {

@@ -258,6 +258,8 @@ void RegisterLsraPhases(PhaseRegistry& r) {
       {"lsra_allocate_nopref", "lsra_allocate without register preference",
        [](LsraOptions& o) { o.preference = false; }},
       {"lsra_allocate_nooverlap", "lsra_allocate without register overlap", [](LsraOptions& o) { o.overlap = false; }},
+      {"lsra_allocate_noscoring", "lsra_allocate taking the hint or the register free the longest, without RyuJIT's selection rules",
+       [](LsraOptions& o) { o.scoring = false; }},
       {"lsra_allocate_second_chance",
        "lsra_allocate with Subzero's repeat-until-convergence (second-chance rounds)",
        [](LsraOptions& o) { o.second_chance = true; }},
@@ -297,6 +299,7 @@ void RegisterLsraPhases(PhaseRegistry& r) {
   // Each enhancement off, and RyuJIT-style stress modes (run by the fuzz test).
   lsra("lsra_nopref", "lsra_build", "lsra_allocate_nopref");
   lsra("lsra_nooverlap", "lsra_build", "lsra_allocate_nooverlap");
+  lsra("lsra_noscoring", "lsra_build", "lsra_allocate_noscoring");
   lsra("lsra_second_chance", "lsra_build", "lsra_allocate_second_chance");
   lsra("lsra_evict_in_place", "lsra_build", "lsra_allocate_evict_in_place");
   lsra("lsra_local_split", "lsra_build", "lsra_allocate_local_split");
@@ -324,6 +327,7 @@ void RegisterHarnessPhases(PhaseRegistry& r) {
                      c.stat("reloads", cost.reloads);
                      c.stat("moves", cost.moves);
                      c.stat("weighted_cost", cost.weighted);
+                     c.stat("saves", cost.saves);
                      return absl::OkStatus();
                    }});
   r.Register(Phase{"interpret", "run the input on values and the allocation on the machine, 3 seeds, and compare",

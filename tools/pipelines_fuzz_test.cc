@@ -25,6 +25,7 @@ constexpr FuzzedPipeline kPipelines[] = {
     {"lsra", 1000},
     {"lsra_nopref", 200},
     {"lsra_nooverlap", 200},
+    {"lsra_noscoring", 200},
     {"lsra_second_chance", 200},
     {"lsra_evict_in_place", 100},
     {"lsra_local_split", 200},
