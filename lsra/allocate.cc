@@ -82,6 +82,23 @@ class Allocator {
     return std::max(end, c.from);
   }
   bool Covers(const LsraChild& c, uint32_t p) const { return c.from <= p && p < c.to && b_.Covers(c.value, p); }
+  // Where piece `id` stands at `pos`: ended (no range left before its end),
+  // active (a range covers pos) or inactive (in a hole); event_[id] becomes the
+  // position where that next changes.
+  enum class Event : uint8_t { kEnded, kActive, kInactive };
+  Event Classify(uint32_t id, uint32_t pos) {
+    const LsraChild& c = ch_[id];
+    absl::Span<const LsraRange> rs = RangesFrom(c.value, pos);
+    if (rs.empty() || rs.front().from >= c.to || pos >= c.to) return Event::kEnded;
+    if (event_.size() < ch_.size()) event_.resize(ch_.size());
+    if (rs.front().from <= pos) {
+      event_[id] = std::min(rs.front().to, c.to);
+      return Event::kActive;
+    }
+    event_[id] = rs.front().from;
+    return Event::kInactive;
+  }
+  std::vector<uint32_t> event_, still_;
   // The first position >= from that both pieces cover.
   uint32_t NextIntersection(const LsraChild& a, const LsraChild& c, uint32_t from) const {
     uint32_t lo = std::max({from, a.from, c.from}), hi = std::min(a.to, c.to);
@@ -100,6 +117,14 @@ class Allocator {
     }
     return kNever;
   }
+  // The value's references at position `p` (binary search).
+  absl::Span<const RefPosition> RefsAt(Value v, uint32_t p) const {
+    absl::Span<const RefPosition> refs = b_.Refs(v);
+    auto lo = std::lower_bound(refs.begin(), refs.end(), p, [](const RefPosition& r, uint32_t q) { return r.pos < q; });
+    auto hi = lo;
+    while (hi != refs.end() && hi->pos == p) ++hi;
+    return refs.subspan(lo - refs.begin(), hi - lo);
+  }
   // The first reference at or after `from` in the piece that needs a register.
   uint32_t NextRegUse(const LsraChild& c, uint32_t from) const {
     absl::Span<const RefPosition> refs = b_.Refs(c.value);
@@ -113,17 +138,32 @@ class Allocator {
   // The next blocked position of `r` at or after `p` (p itself when blocked there).
   uint32_t NextBlocked(PReg r, uint32_t p) const {
     absl::Span<const LsraRange> bs = b_.Blocked(r);
-    auto it = std::lower_bound(bs.begin(), bs.end(), p, [](const LsraRange& x, uint32_t q) { return x.to <= q; });
-    if (it == bs.end()) return kNever;
-    return std::max(it->from, p);
+    size_t i = BlockedAfter(r, p);
+    if (i == bs.size()) return kNever;
+    return std::max(bs[i].from, p);
   }
+  // The index of r's first blocked range ending after `p`. The scan asks at
+  // increasing positions: a cursor per register walks on from the last answer
+  // (amortized O(1)); an earlier position is a binary search.
+  size_t BlockedAfter(PReg r, uint32_t p) const {
+    absl::Span<const LsraRange> bs = b_.Blocked(r);
+    if (p < cursor_pos_[r.index()]) {
+      return std::lower_bound(bs.begin(), bs.end(), p, [](const LsraRange& x, uint32_t q) { return x.to <= q; }) -
+             bs.begin();
+    }
+    size_t& i = cursor_[r.index()];
+    while (i < bs.size() && bs[i].to <= p) ++i;
+    cursor_pos_[r.index()] = p;
+    return i;
+  }
+  mutable std::vector<size_t> cursor_;
+  mutable std::vector<uint32_t> cursor_pos_;
 
   // NextBlocked for piece `c`: the blocks its own fixed references put on `r`
   // (its def written there, its use read from there) keep others out, not it.
   uint32_t NextBlockedFor(const LsraChild& c, PReg r, uint32_t p) const {
     absl::Span<const LsraRange> bs = b_.Blocked(r);
-    auto it = std::lower_bound(bs.begin(), bs.end(), p, [](const LsraRange& x, uint32_t q) { return x.to <= q; });
-    for (; it != bs.end(); ++it) {
+    for (auto it = bs.begin() + BlockedAfter(r, p); it != bs.end(); ++it) {
       uint32_t at = std::max(it->from, p);
       while (at < it->to) {
         uint32_t past = OwnBlockEnd(c, r, at);
@@ -310,8 +350,8 @@ class Allocator {
 };
 
 std::optional<PReg> Allocator::ReuseRegister(uint32_t id, uint32_t pos) const {
-  for (const RefPosition& r : b_.Refs(ch_[id].value)) {
-    if (r.pos != pos || r.kind != RefKind::kDef || r.need != RefNeed::kReuse) continue;
+  for (const RefPosition& r : RefsAt(ch_[id].value, pos)) {
+    if (r.kind != RefKind::kDef || r.need != RefNeed::kReuse) continue;
     const Operand* src = f_.UseOperand(r.inst, r.reuse_of);
     if (src == nullptr) return std::nullopt;
     uint32_t early = b_.Pos(r.inst, kLsraEarly);
@@ -390,11 +430,7 @@ PReg Allocator::SelectFree(uint32_t id, uint32_t pos, const std::vector<PReg>& o
     }
   };
   if (hint_[id].IsValid()) prefer(hint_[id]);
-  absl::Span<const RefPosition> refs = b_.Refs(c.value);
-  auto it = std::lower_bound(refs.begin(), refs.end(), c.from, [](const RefPosition& r, uint32_t q) { return r.pos < q; });
-  for (; it != refs.end() && it->pos < c.to; ++it) {
-    if (it->need == RefNeed::kFixed) prefer(it->reg);
-  }
+  if (b_.interval(c.value).hint.IsValid()) prefer(b_.interval(c.value).hint);
   auto narrow = [&](auto&& keep) {
     if (cand_.size() <= 1) return;
     keep_.clear();
@@ -517,8 +553,8 @@ absl::Status Allocator::AllocateBlockedReg(uint32_t id, uint32_t pos, std::optio
 }
 
 std::optional<PReg> Allocator::PreferredRegister(uint32_t id, uint32_t pos) const {
-  for (const RefPosition& r : b_.Refs(ch_[id].value)) {
-    if (r.pos != pos || r.kind != RefKind::kDef || !r.inst.IsValid() || r.need != RefNeed::kRegister) continue;
+  for (const RefPosition& r : RefsAt(ch_[id].value, pos)) {
+    if (r.kind != RefKind::kDef || !r.inst.IsValid() || r.need != RefNeed::kRegister) continue;
     uint32_t early = b_.Pos(r.inst, kLsraEarly);
     for (const Operand& op : f_.operands(r.inst)) {
       if (!op.IsUse() || op.position() != Position::kEarly) continue;
@@ -554,8 +590,8 @@ bool Allocator::TryOverlap(uint32_t id, uint32_t pos) {
   const LsraChild& c = ch_[id];
   if (c.from != pos || first_piece_[c.value.index()] != id) return false;
   Inst copy;
-  for (const RefPosition& r : b_.Refs(c.value)) {
-    if (r.pos == pos && r.kind == RefKind::kDef && r.inst.IsValid() && r.need == RefNeed::kRegister &&
+  for (const RefPosition& r : RefsAt(c.value, pos)) {
+    if (r.kind == RefKind::kDef && r.inst.IsValid() && r.need == RefNeed::kRegister &&
         f_.inst(r.inst).opcode == Opcode::kCopy) {
       copy = r.inst;
     }
@@ -686,6 +722,8 @@ absl::Status Allocator::Run(LsraAllocStats& stats) {
   ch_.clear();
   hint_.clear();
   next_piece_.clear();
+  cursor_.assign(t_.num_regs(), 0);
+  cursor_pos_.assign(t_.num_regs(), 0);
   first_piece_.assign(b_.num_values(), kNever);
   finger_.assign(b_.num_values(), kNever);
   for (int v = 0; v < b_.num_values(); ++v) {
@@ -731,29 +769,37 @@ absl::Status Allocator::Run(LsraAllocStats& stats) {
     unhandled_.pop();
     if (!ch_[id].loc.IsNone() || Start(ch_[id]) != pos) continue;  // stale entry
     // Active pieces that ended or entered a hole; inactive ones that resumed.
-    std::vector<uint32_t> still;
+    // A piece is looked at again only from its next event on.
+    still_.clear();
+    size_t resumed = inactive_.size();
     for (uint32_t a : active_) {
-      if (End(ch_[a]) <= pos) continue;
-      if (Covers(ch_[a], pos)) {
-        still.push_back(a);
-      } else {
-        inactive_.push_back(a);
+      if (pos < event_[a]) {
+        still_.push_back(a);
+        continue;
       }
+      Event e = Classify(a, pos);
+      if (e == Event::kActive) still_.push_back(a);
+      if (e == Event::kInactive) inactive_.push_back(a);
     }
-    active_.swap(still);
-    still.clear();
-    for (uint32_t a : inactive_) {
-      if (End(ch_[a]) <= pos) continue;
-      if (Covers(ch_[a], pos)) {
-        active_.push_back(a);
-      } else {
-        still.push_back(a);
+    active_.swap(still_);
+    still_.clear();
+    for (size_t k = 0; k < inactive_.size(); ++k) {
+      uint32_t a = inactive_[k];
+      if (k >= resumed || pos < event_[a]) {
+        still_.push_back(a);
+        continue;
       }
+      Event e = Classify(a, pos);
+      if (e == Event::kActive) active_.push_back(a);
+      if (e == Event::kInactive) still_.push_back(a);
     }
-    inactive_.swap(still);
+    inactive_.swap(still_);
     absl::Status s = AllocateOne(id, pos);
     if (!s.ok()) return s;
-    if (ch_[id].loc.IsReg()) active_.push_back(id);
+    if (ch_[id].loc.IsReg()) {
+      Classify(id, pos);
+      active_.push_back(id);
+    }
   }
   if (options_.second_chance) SecondChance(stats);
   stats.splits = splits_;

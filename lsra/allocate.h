@@ -96,7 +96,8 @@ struct LsraOptions {
   // RyuJIT's selection among free registers (RegisterSelection): each rule in
   // turn keeps the candidates that satisfy it, if any do: in the preference set
   // (the register of the piece it was split from, of a dying source, the fixed
-  // registers of its references) and free over the current range; in the
+  // register the value is defined in or read from; for a piece that spans a
+  // call only those the call preserves) and free over the current range; in the
   // preference set; preserved by calls for a piece that spans one, not
   // preserved for one that does not; held by no inactive piece; free over the
   // whole piece; the best fit (the covering register taken soonest after the

@@ -21,12 +21,9 @@ UnitSet Target::UnitsOf(const RegSet& set) const {
 }
 
 std::optional<PReg> Target::View(PReg r, RegClass cls) const {
-  const RegInfo& base = Reg(r);
-  for (PReg m : Class(cls).members) {
-    const RegInfo& info = Reg(m);
-    if (info.container == base.container && info.lo_bit == base.lo_bit) return m;
-  }
-  return std::nullopt;
+  int16_t v = views_[r.index() * classes_.size() + cls.index()];
+  if (v < 0) return std::nullopt;
+  return PReg(static_cast<uint32_t>(v));
 }
 
 absl::StatusOr<std::vector<ArgLocation>> Target::AssignArguments(

@@ -226,6 +226,9 @@ class Target {
   RegSet reserved_;
   RegSet allocatable_;
   std::vector<RegClassInfo> classes_;
+  // View(r, cls) per register and class (regs × classes), made by the builder:
+  // the register's index, or -1.
+  std::vector<int16_t> views_;
   std::optional<RegClass> type_classes_[kNumTypes];
   std::vector<PressureBank> banks_;
   Abi abi_;

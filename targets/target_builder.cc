@@ -115,6 +115,20 @@ absl::StatusOr<Target> TargetBuilder::Build() && {
     PressureBank& bank = t.banks_.at(info.bank);
     bank.capacity = std::max(bank.capacity, info.members.Count() * info.pressure_weight);
   }
+  // Views: the member of each class in the same storage at the same bit.
+  const size_t nc = t.classes_.size();
+  t.views_.assign(t.regs_.size() * nc, -1);
+  for (size_t r = 0; r < t.regs_.size(); ++r) {
+    for (size_t c = 0; c < nc; ++c) {
+      for (PReg m : t.classes_[c].members) {
+        const RegInfo& info = t.regs_[m.index()];
+        if (info.container == t.regs_[r].container && info.lo_bit == t.regs_[r].lo_bit) {
+          t.views_[r * nc + c] = static_cast<int16_t>(m.index());
+          break;
+        }
+      }
+    }
+  }
   return std::move(target_);
 }
 
