@@ -822,23 +822,20 @@ absl::StatusOr<LsraAllocStats> LsraAllocation::Run(const Target& target, Functio
   Allocator a(target, func, build, options, children_, slots_);
   absl::Status s = a.Run(stats);
   if (!s.ok()) return s;
-  by_value_.Build(build.num_values(), [&] {
-    std::vector<uint32_t> ids(children_.size());
-    for (uint32_t i = 0; i < ids.size(); ++i) ids[i] = i;
-    std::sort(ids.begin(), ids.end(), [&](uint32_t x, uint32_t y) { return children_[x].from < children_[y].from; });
-    return ids;
-  }(), [&](uint32_t id) { return children_[id].value.index(); });
+  std::vector<LsraChild> sorted = children_;
+  std::sort(sorted.begin(), sorted.end(), [](const LsraChild& x, const LsraChild& y) {
+    return x.value != y.value ? x.value.index() < y.value.index() : x.from < y.from;
+  });
+  pieces_.Build(build.num_values(), sorted, [](const LsraChild& c) { return c.value.index(); });
   return stats;
 }
 
 Location LsraAllocation::At(Value v, uint32_t pos) const {
-  if (v.index() >= by_value_.num_rows()) return Location();
   // Pieces are sorted by `from` and disjoint: the last one starting at or before pos.
-  absl::Span<const uint32_t> ids = ChildrenOf(v);
-  auto it = std::upper_bound(ids.begin(), ids.end(), pos,
-                             [&](uint32_t p, uint32_t id) { return p < children_[id].from; });
-  if (it == ids.begin()) return Location();
-  const LsraChild& c = children_[*std::prev(it)];
+  absl::Span<const LsraChild> ps = PiecesOf(v);
+  auto it = std::upper_bound(ps.begin(), ps.end(), pos, [](uint32_t p, const LsraChild& c) { return p < c.from; });
+  if (it == ps.begin()) return Location();
+  const LsraChild& c = *std::prev(it);
   return pos < c.to ? c.loc : Location();
 }
 
@@ -847,25 +844,23 @@ StackSlot LsraAllocation::SlotOf(Value v, Function& func) { return SlotFor(slots
 std::string LsraAllocation::Print(const Function& func, const Target& target) const {
   std::string out = absl::StrCat("lsra allocation of %", func.name(), " (pieces [from, to); ss: the value's slot)\n");
   auto where = [&](Location l) { return l.IsReg() ? absl::StrCat("%", target.RegName(l.reg())) : std::string("ss"); };
-  for (size_t v = 0; v < by_value_.num_rows(); ++v) {
-    if (by_value_.Row(v).empty()) continue;
+  std::vector<std::vector<const LsraChild*>> per_reg(target.num_regs());
+  for (size_t v = 0; v < pieces_.num_rows(); ++v) {
+    if (pieces_.Row(v).empty()) continue;
     absl::StrAppend(&out, "  v", v, ":");
-    for (uint32_t id : by_value_.Row(v)) {
-      absl::StrAppend(&out, " [", children_[id].from, ", ", children_[id].to, ") ", where(children_[id].loc));
+    for (const LsraChild& c : pieces_.Row(v)) {
+      absl::StrAppend(&out, " [", c.from, ", ", c.to, ") ", where(c.loc));
+      if (c.loc.IsReg()) per_reg[c.loc.reg().index()].push_back(&c);
     }
     absl::StrAppend(&out, "\n");
-  }
-  std::vector<std::vector<uint32_t>> per_reg(target.num_regs());
-  for (uint32_t id = 0; id < children_.size(); ++id) {
-    if (children_[id].loc.IsReg()) per_reg[children_[id].loc.reg().index()].push_back(id);
   }
   for (int r = 0; r < target.num_regs(); ++r) {
     if (per_reg[r].empty()) continue;
     std::sort(per_reg[r].begin(), per_reg[r].end(),
-              [&](uint32_t a, uint32_t b) { return children_[a].from < children_[b].from; });
+              [&](const LsraChild* a, const LsraChild* b) { return a->from < b->from; });
     absl::StrAppend(&out, "  %", target.RegName(PReg(r)), ":");
-    for (uint32_t id : per_reg[r]) {
-      absl::StrAppend(&out, " v", children_[id].value.index(), "[", children_[id].from, ", ", children_[id].to, ")");
+    for (const LsraChild* c : per_reg[r]) {
+      absl::StrAppend(&out, " v", c->value.index(), "[", c->from, ", ", c->to, ")");
     }
     absl::StrAppend(&out, "\n");
   }

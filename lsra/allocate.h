@@ -126,9 +126,11 @@ class LsraAllocation {
   absl::StatusOr<LsraAllocStats> Run(const Target& target, Function& func, const LsraBuild& build,
                                      const LsraOptions& options = LsraOptions());
 
-  // The pieces of `v`, by position.
-  absl::Span<const uint32_t> ChildrenOf(Value v) const { return by_value_.Row(v.index()); }
-  const LsraChild& child(uint32_t id) const { return children_[id]; }
+  // The pieces of `v`, by position (stored together: resolution looks up
+  // every operand and every value live across an edge).
+  absl::Span<const LsraChild> PiecesOf(Value v) const {
+    return v.index() < pieces_.num_rows() ? pieces_.Row(v.index()) : absl::Span<const LsraChild>();
+  }
   // Where `v` is at `pos` (the piece whose [from, to) holds pos); none if no piece does.
   Location At(Value v, uint32_t pos) const;
   // The value's stack slot, made on first request (every stack piece of a value
@@ -140,8 +142,8 @@ class LsraAllocation {
   std::string Print(const Function& func, const Target& target) const;
 
  private:
-  std::vector<LsraChild> children_;
-  CompressedRows<uint32_t> by_value_;
+  std::vector<LsraChild> children_;  // the scan's pieces, in the order it made them
+  CompressedRows<LsraChild> pieces_;  // the same, by value and position
   std::vector<StackSlot> slots_;
 };
 

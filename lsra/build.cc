@@ -38,10 +38,14 @@ RefNeed NeedOf(const Operand& op) {
 
 absl::Status LsraBuild::InsertReuseCopies(Function& func, const LiveSets& sets, LsraBuildStats& stats) {
   // Per block: the index of each value's last use, stamped by block.
-  std::vector<int> last_use(func.num_values(), -1);
-  std::vector<uint32_t> stamp(func.num_values(), 0), out_stamp(func.num_values(), 0);
+  std::vector<int>& last_use = scratch_.last_use;
+  std::vector<uint32_t>& stamp = scratch_.stamp;
+  std::vector<uint32_t>& out_stamp = scratch_.out_stamp;
+  last_use.assign(func.num_values(), -1);
+  stamp.assign(func.num_values(), 0);
+  out_stamp.assign(func.num_values(), 0);
   uint32_t now = 0;
-  std::vector<Operand> ops;
+  std::vector<Operand>& ops = scratch_.ops;
   for (Block b : func.layout()) {
     ++now;
     for (Value v : sets.LiveOut(b)) out_stamp[v.index()] = now;
@@ -182,9 +186,18 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
   all_reg_refs_.clear();
   all_blocked_.clear();
   clobbers_.clear();
-  std::vector<uint32_t> from(nv, 0), last(nv, 0), seen(nv, 0), out(nv, 0);
-  std::vector<int64_t> last_piece(nv, -1);
-  std::vector<Value> touched;
+  std::vector<uint32_t>& from = scratch_.from;
+  std::vector<uint32_t>& last = scratch_.last;
+  std::vector<uint32_t>& seen = scratch_.seen;
+  std::vector<uint32_t>& out = scratch_.out;
+  std::vector<int64_t>& last_piece = scratch_.last_piece;
+  std::vector<Value>& touched = scratch_.touched;
+  from.assign(nv, 0);
+  last.assign(nv, 0);
+  seen.assign(nv, 0);
+  out.assign(nv, 0);
+  last_piece.assign(nv, -1);
+  touched.clear();
   uint32_t now = 0;
   auto block_reg = [&](PReg r, LsraRange range) {
     for (PReg a : target.Aliases(r)) {

@@ -184,6 +184,13 @@ class LsraBuild {
     LsraRange range;
   };
   std::vector<ValueRange> pieces_;
+  struct Scratch {
+    std::vector<int> last_use;
+    std::vector<uint32_t> stamp, out_stamp, from, last, seen, out;
+    std::vector<int64_t> last_piece;
+    std::vector<Value> touched;
+    std::vector<Operand> ops;
+  } scratch_;
   std::vector<RefPosition> all_refs_, all_reg_refs_;
   std::vector<std::pair<PReg, LsraRange>> all_blocked_;
 };

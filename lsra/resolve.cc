@@ -202,7 +202,7 @@ absl::StatusOr<LsraResolveStats> Resolver::Run() {
   stored_.assign(f_.num_values(), 0);
   for (int v = 0; v < b_.num_values(); ++v) {
     if (!b_.HasInterval(Value(v))) continue;
-    for (uint32_t id : a_.ChildrenOf(Value(v))) stored_[v] |= a_.child(id).loc.IsStack();
+    for (const LsraChild& c : a_.PiecesOf(Value(v))) stored_[v] |= c.loc.IsStack();
     for (const RefPosition& r : b_.Refs(Value(v))) stored_[v] |= r.need == RefNeed::kStack;
   }
   // Edge copies are computed on the positions before any block changes.
@@ -225,8 +225,8 @@ absl::StatusOr<LsraResolveStats> Resolver::Run() {
   for (Block b : b_.order()) block_start[b_.BlockFrom(b)] = 1;
   for (int v = 0; v < b_.num_values(); ++v) {
     if (!b_.HasInterval(Value(v))) continue;
-    for (uint32_t id : a_.ChildrenOf(Value(v))) {
-      uint32_t g = a_.child(id).from;
+    for (const LsraChild& c : a_.PiecesOf(Value(v))) {
+      uint32_t g = c.from;
       // Only where the value is live across the gap: a piece may start in a hole.
       if (g % 4 == 3 && g > b_.Ranges(Value(v)).front().from && !block_start[g] && b_.Covers(Value(v), g) &&
           b_.Covers(Value(v), g - 1)) {
