@@ -76,13 +76,28 @@ absl::Status LsraBuild::InsertReuseCopies(Function& func, const LiveSets& sets, 
                                                          PrintInst(func, i, *target_), "`: reuse of use #",
                                                          def.reuse_index(), ", which does not exist"));
         }
+        auto needed_after = [&](Value v, int except) {
+          bool needed = out_stamp[v.index()] == now ||
+                        (stamp[v.index()] == now && last_use[v.index()] > static_cast<int>(k));
+          for (size_t x = 0; x < ops.size() && !needed; ++x) {
+            needed = static_cast<int>(x) != except && ops[x].IsUse() && ops[x].value() == v;
+          }
+          return needed;
+        };
         Value a = ops[o].value();
-        bool needed = out_stamp[a.index()] == now ||
-                      (stamp[a.index()] == now && last_use[a.index()] > static_cast<int>(k));
-        for (size_t x = 0; x < ops.size() && !needed; ++x) {
-          needed = static_cast<int>(x) != o && ops[x].IsUse() && ops[x].value() == a;
+        if (!needed_after(a, o)) continue;
+        // A commutative integer op whose other source dies here: that one is
+        // overwritten instead (the operands trade values, each keeping its
+        // constraint), and nothing is copied.
+        int other = CommutedOperand(func.inst(i).opcode, ops, o);
+        if (other >= 0 && ops[other].value() != a && !needed_after(ops[other].value(), other)) {
+          Value b = ops[other].value();
+          ops[other].set_value(a);
+          ops[o].set_value(b);
+          changed = true;
+          ++stats.commuted;
+          continue;
         }
-        if (!needed) continue;
         Value t = func.NewValue(func.value_type(a));
         InstData d;
         d.opcode = Opcode::kCopy;

@@ -41,9 +41,12 @@
 // a Fixed def [4k + 2, 4k + 4) (the move out of it goes in the gap after), a
 // clobber [4k + 1, 4k + 2). Blocking a register blocks its aliases.
 //
-// Build changes the function in one way: a Reuse source still needed after its
-// instruction (live after it, or read by another operand) is copied first
-// (`v9 = copy v3`), so that the def may take the source's register where it dies.
+// Build changes the function in two ways, both for Reuse (two-address) defs
+// whose source is still needed after the instruction (live after it, or read by
+// another operand): in a commutative integer op whose other source dies there,
+// the two sources trade places, so that the dying one is overwritten; otherwise
+// the source is copied first (`v9 = copy v3`), so that the def may take the
+// copy's register where it dies.
 //
 // Precondition: `sets` is the liveness of `func` (the copies Build adds are local
 // to their blocks, so the sets stay exact). Errors: InvalidArgument for a value of
@@ -119,6 +122,7 @@ struct LsraBuildStats {
   int fixed_refs = 0;
   int critical_edges = 0;
   int reuse_copies = 0;
+  int commuted = 0;  // commutative ops whose sources traded places instead
 };
 
 struct LsraBuildOptions {

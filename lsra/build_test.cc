@@ -160,6 +160,26 @@ block0(v0: i64, v1: i64):
   EXPECT_THAT(PrintFunction(f, T("x86_64")), HasSubstr("    v4 = copy v0\n    v2@reuse0 = sub v4, v1@any\n"));
 }
 
+TEST(LsraBuildTest, ACommutativeOpOverwritesItsDyingSourceInstead) {
+  // add's tied source v0 is read again by mul, but v1 dies at the add: the two
+  // trade places, so the add overwrites v1 and nothing is copied. sub cannot.
+  Function f = ParseLegal(R"(function %commute(i64, i64) -> i64 {
+block0(v0: i64, v1: i64):
+    v2 = add v0, v1
+    v3 = mul v2, v0
+    v4 = sub v0, v3
+    ret v4
+}
+)", T("x86_64"));
+  LiveSets sets(f);
+  LsraBuild build;
+  absl::StatusOr<LsraBuildStats> s = build.Run(T("x86_64"), f, sets);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->commuted, 1);
+  EXPECT_EQ(s->reuse_copies, 0);
+  EXPECT_THAT(PrintFunction(f, T("x86_64")), HasSubstr("    v2@reuse0 = add v1, v0@any\n"));
+}
+
 TEST(LsraBuildTest, UnreachableBlocksAndMissingRegisterClassesAreErrors) {
   absl::StatusOr<Function> f = ParseFunction(R"(function %dead(i32) -> i32 {
 block0(v0: i32):

@@ -43,6 +43,7 @@ absl::StatusOr<PrepareStats> PrepareConstraints(Function& func, const Target& ta
         continue;
       }
       ops.assign(func.operands(i).begin(), func.operands(i).end());
+      bool commuted = false;
       p_ops_defs.clear();
       p_ops_uses.clear();
       use_at.clear();
@@ -74,16 +75,31 @@ absl::StatusOr<PrepareStats> PrepareConstraints(Function& func, const Target& ta
         int o = use_at[k];
         Value src = ops[o].value();
         if (ops[o].constraint() == ConstraintKind::kFixed) continue;  // already a fresh copy
-        bool needed = live.IsLive(src);
-        for (size_t o2 = 0; o2 < ops.size() && !needed; ++o2) {
-          needed = static_cast<int>(o2) != o && ops[o2].IsUse() && ops[o2].value() == src;
+        auto needed_after = [&](Value v, int except) {
+          bool needed = live.IsLive(v);
+          for (size_t o2 = 0; o2 < ops.size() && !needed; ++o2) {
+            needed = static_cast<int>(o2) != except && ops[o2].IsUse() && ops[o2].value() == v;
+          }
+          return needed;
+        };
+        if (!needed_after(src, o)) continue;
+        // A commutative integer op whose other source dies here: the sources
+        // trade places (each operand keeps its constraint) and nothing is copied.
+        int other = CommutedOperand(func.inst(i).opcode, ops, o);
+        if (other >= 0 && ops[other].constraint() != ConstraintKind::kFixed && ops[other].value() != src &&
+            !needed_after(ops[other].value(), other)) {
+          ops[o].set_value(ops[other].value());
+          ops[other].set_value(src);
+          commuted = true;
+          ++stats.commuted;
+          continue;
         }
-        if (!needed) continue;
         copy_use(o, Operand());
         ++stats.reuse_uses;
       }
       live.StepBack(func, i);
       if (p_ops_defs.empty()) {
+        if (commuted) func.SetOperands(i, ops);
         out.push_back(i);
         continue;
       }

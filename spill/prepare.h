@@ -19,7 +19,9 @@
 // parallel copy, so a cycle of fixed registers costs a swap, not a spill). Two
 // uses of one value fixed to different registers become two copies. A Reuse
 // source still needed afterwards gets a copy that dies at `i`, so the def may
-// take its register (x86 two-address forms).
+// take its register (x86 two-address forms), unless `i` is a commutative
+// integer op whose other source dies there: then the two sources trade places
+// (each operand keeping its constraint) and nothing is copied.
 //
 // P's defs carry the Fixed constraint of the use they feed. Recognize a P by
 // `IsConstraintCopy(func, inst)`: a `parallel_copy` in SSA form (defs naming new
@@ -42,6 +44,7 @@ struct PrepareStats {
   int copies = 0;       // instructions that got a P
   int fixed_uses = 0;   // values copied for a Fixed use
   int reuse_uses = 0;   // Reuse sources copied because they are still needed
+  int commuted = 0;     // commutative ops whose sources traded places instead
 };
 
 absl::StatusOr<PrepareStats> PrepareConstraints(Function& func, const Target& target, const LiveSets& sets);

@@ -68,6 +68,22 @@ block0(v0@%rdi: i64, v1@%rsi: i64):
   EXPECT_EQ(s->reuse_uses, 1);
 }
 
+TEST(PrepareTest, ACommutativeOpOverwritesItsDyingSourceInsteadOfACopy) {
+  Function f = ParseLegal(R"(function %f(i64, i64) -> i64 {
+block0(v0: i64, v1: i64):
+    v2 = add v0, v1
+    v3 = mul v2, v0
+    ret v3
+}
+)", X86());
+  absl::StatusOr<PrepareStats> s = PrepareConstraints(f, X86(), LiveSets(f));
+  ASSERT_TRUE(s.ok()) << s.status();
+  // v0 is read again by mul; v1 dies at the add, which now overwrites it.
+  EXPECT_THAT(PrintFunction(f, X86()), HasSubstr("    v2@reuse0 = add v1, v0@any\n"));
+  EXPECT_EQ(s->commuted, 1);
+  EXPECT_EQ(s->reuse_uses, 0);
+}
+
 // Twenty loads live at once: at `v20 = load` the 19 older loads, the address
 // dying and the new def need 20 of x86-64's 15 registers. Five spills is the
 // lower bound, and farthest-def reaches it, spilling the oldest loads.

@@ -83,6 +83,11 @@ inline constexpr int kNumCondCodes = 10;
 
 absl::string_view OpcodeName(Opcode op);
 absl::string_view CondCodeName(CondCode cc);
+// Integer ops whose two sources may trade places. Float ones may not: which NaN
+// payload comes out depends on the order.
+inline bool IsCommutative(Opcode op) {
+  return op == Opcode::kAdd || op == Opcode::kMul || op == Opcode::kAnd || op == Opcode::kOr || op == Opcode::kXor;
+}
 inline bool IsTerminator(Opcode op) {
   return op == Opcode::kRet || op == Opcode::kJump || op == Opcode::kBr;
 }
@@ -225,6 +230,17 @@ class Operand {
   Position position_ = Position::kEarly;
   ConstraintKind constraint_ = ConstraintKind::kReg;
 };
+
+// For a commutative op's operands `ops` and its use operand `o`, the index of
+// its other use operand (whose value may trade places with o's); -1 otherwise.
+inline int CommutedOperand(Opcode op, absl::Span<const Operand> ops, int o) {
+  if (!IsCommutative(op)) return -1;
+  int other = -1;
+  for (size_t x = 0; x < ops.size(); ++x) {
+    if (ops[x].IsUse() && static_cast<int>(x) != o) other = static_cast<int>(x);
+  }
+  return other;
+}
 
 // A branch target: a block and the range of the branch's operands passed to its
 // parameters (indices into the instruction's operand list).

@@ -218,6 +218,7 @@ void RegisterLsraPhases(PhaseRegistry& r) {
                    c.stat("fixed_refs", s.fixed_refs);
                    c.stat("critical_edges", s.critical_edges);
                    c.stat("reuse_copies", s.reuse_copies);
+                   c.stat("commuted", s.commuted);
                    c.state.lsra_printed = state->build.Print(f, c.target);
                    c.state.lsra = std::move(state);
                    return absl::OkStatus();
