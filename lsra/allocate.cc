@@ -81,7 +81,6 @@ class Allocator {
     uint32_t end = std::min(std::prev(it)->to, c.to);
     return std::max(end, c.from);
   }
-  bool Covers(const LsraChild& c, uint32_t p) const { return c.from <= p && p < c.to && b_.Covers(c.value, p); }
   // Where piece `id` stands at `pos`: ended (no range left before its end),
   // active (a range covers pos) or inactive (in a hole); event_[id] becomes the
   // position where that next changes.
@@ -135,13 +134,6 @@ class Allocator {
     }
     return kNever;
   }
-  // The next blocked position of `r` at or after `p` (p itself when blocked there).
-  uint32_t NextBlocked(PReg r, uint32_t p) const {
-    absl::Span<const LsraRange> bs = b_.Blocked(r);
-    size_t i = BlockedAfter(r, p);
-    if (i == bs.size()) return kNever;
-    return std::max(bs[i].from, p);
-  }
   // The index of r's first blocked range ending after `p`. The scan asks at
   // increasing positions: a cursor per register walks on from the last answer
   // (amortized O(1)); an earlier position is a binary search.
@@ -159,7 +151,8 @@ class Allocator {
   mutable std::vector<size_t> cursor_;
   mutable std::vector<uint32_t> cursor_pos_;
 
-  // NextBlocked for piece `c`: the blocks its own fixed references put on `r`
+  // The next position at or after `p` where `r` is blocked for piece `c` (p
+  // itself when blocked there): the blocks its own fixed references put on `r`
   // (its def written there, its use read from there) keep others out, not it.
   uint32_t NextBlockedFor(const LsraChild& c, PReg r, uint32_t p) const {
     absl::Span<const LsraRange> bs = b_.Blocked(r);
