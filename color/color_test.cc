@@ -50,6 +50,27 @@ block0(v0: i64, v1: i64):
   EXPECT_THAT(PrintFunction(f, T("x86_64")), HasSubstr("v2[%rax] = load.i64 v0[%rdi], 0"));
 }
 
+TEST(ColorTest, X86BytesTakeAhBesideAlBeforeACalleeSavedRegister) {
+  // %ah and %ch alias %rax and %rcx but not %al and %cl.
+  Function f = ParseLegal(kTenBytesText, T("x86_64"));
+  SsaRun run = Allocate(f, T("x86_64"));
+  std::string printed = PrintFunction(f, T("x86_64"));
+  EXPECT_EQ(run.spill.values_spilled, 0) << printed;
+  EXPECT_THAT(printed, HasSubstr("v1[%al] = load.i8"));
+  EXPECT_THAT(printed, HasSubstr("v9[%ah] = load.i8"));
+  EXPECT_THAT(printed, HasSubstr("v10[%ch] = load.i8"));
+  EXPECT_THAT(printed, ::testing::Not(HasSubstr("saves")));
+}
+
+TEST(ColorTest, X86ByteRemainderLandsInAhWhileAlIsClobbered) {
+  Function f = ParseLegal(kByteRemainderText, T("x86_64"));
+  SsaRun run = Allocate(f, T("x86_64"));
+  std::string printed = PrintFunction(f, T("x86_64"));
+  EXPECT_THAT(printed, HasSubstr("v3@%ah[%ah] = rem"));
+  EXPECT_THAT(printed, ::testing::Not(HasSubstr("v4[%rax]")));
+  EXPECT_EQ(run.spill.values_spilled, 0) << printed;
+}
+
 TEST(ColorTest, AValueLiveAcrossACallGetsACalleeSavedRegisterFromTheStart) {
   Function f = ParseLegal(R"(function %across(i64) -> i64 {
 block0(v0: i64):

@@ -132,6 +132,25 @@ TEST(LsraTest, ArmSAndDRegistersShareStorage) {
   EXPECT_EQ(run.alloc.spilled, 0) << run.printed;
 }
 
+TEST(LsraTest, X86AlAndAhHoldTwoBytesAtOnce) {
+  // The last two bytes take %ah and %ch beside the values in %al and %cl: busy is
+  // marked over alias sets (units), not whole registers. Treating %al and %ah as
+  // one would cost %bl and %r12b, and a save of %rbx and %r12.
+  LsraRun run = Allocate(kTenBytesText, T("x86_64"));
+  EXPECT_EQ(run.alloc.spilled, 0) << run.printed;
+  EXPECT_EQ(run.cost.saves, 0) << run.printed;
+  EXPECT_THAT(run.printed, HasSubstr("v1[%al] = load.i8 v0[%rdi], 1"));
+  EXPECT_THAT(run.printed, HasSubstr("v9[%ah] = load.i8 v0[%rdi], 9"));
+  EXPECT_THAT(run.printed, HasSubstr("v10[%ch] = load.i8 v0[%rdi], 10"));
+}
+
+TEST(LsraTest, X86ByteRemainderInAhWhileTheDividendIsInAl) {
+  LsraRun run = Allocate(kByteRemainderText, T("x86_64"));
+  EXPECT_THAT(run.printed, HasSubstr("v3@%ah[%ah] = rem v0@%al[%al]"));
+  EXPECT_THAT(run.printed, ::testing::Not(HasSubstr("v4[%rax]")));
+  EXPECT_EQ(run.alloc.spilled, 0) << run.printed;
+}
+
 TEST(LsraTest, RegisterPreferencePutsACopyInItsDyingSourcesRegister) {
   // v2 is born in %rdx (rem's result); the copy v3 is its last use. With
   // Subzero's preference v3 takes %rdx (the copy does nothing); without it, v3

@@ -12,12 +12,12 @@ DemandModel::DemandModel(const Target& target) : target_(target) {
   for (int c = 0; c < target.num_classes(); ++c) {
     weights_.push_back(target.Class(RegClass(c)).pressure_weight);
     banks_.push_back(target.Class(RegClass(c)).bank);
-    full_capacity_.push_back(target.Class(RegClass(c)).members.Count());
+    full_capacity_.push_back(target.Class(RegClass(c)).counted.Count());
   }
 }
 
 int DemandModel::CapacityOutside(int cls, const RegSet& pinned) const {
-  RegSet free = target_.Class(RegClass(cls)).members;
+  RegSet free = target_.Class(RegClass(cls)).counted;
   free.Subtract(pinned);
   return free.Count();
 }

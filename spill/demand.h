@@ -20,7 +20,8 @@
 //    right after). Reads of spilled values by Any and Stack uses, move-likes and
 //    branch arguments need no register.
 // i fits when through_c + need_c <= capacity_c(pinned) for every class, where
-// capacity_c counts the class's registers that overlap nothing pinned, and when
+// capacity_c counts the class's counted registers (RegClassInfo::counted) that
+// overlap nothing pinned, and when
 // the classes sharing a pressure bank fit it together: the sum over the bank of
 // weight_c * (through_c + need_c) is at most max_c weight_c * capacity_c(pinned)
 // (ARMv7: an f64 takes two s-sized slots of the 64-slot VFP bank).

@@ -105,12 +105,17 @@ absl::Status LegalizeInPlace(Function& func, const Target& target) {
           break;
         case Opcode::kDiv: case Opcode::kRem: {
           if (!x86) break;
+          // idiv divides rdx:rax (edx:eax) into rax and rdx; the 8-bit form divides ax
+          // (al sign-extended into ah) into al and ah.
           bool div = d.opcode == Opcode::kDiv;
+          bool byte = func.value_type(defs[0].value()) == Type::kI8;
+          const char* quotient = byte ? "al" : "rax";
+          const char* remainder = byte ? "ah" : "rdx";
           Constrain(uses[0], uses[0].WithFixed(*view("rax", uses[0].value())));
           Constrain(uses[1], uses[1].WithConstraint(ConstraintKind::kAny).WithPosition(Position::kLate));
-          Constrain(defs[0], defs[0].WithFixed(*view(div ? "rax" : "rdx", defs[0].value())));
+          Constrain(defs[0], defs[0].WithFixed(*view(div ? quotient : remainder, defs[0].value())));
           RegSet clobbered;
-          clobbered.Insert(*target.FindReg(div ? "rdx" : "rax"));
+          clobbered.Insert(*target.FindReg(div ? remainder : quotient));
           if (d.clobbers < 0) d.clobbers = func.InternClobbers(clobbered);
           break;
         }

@@ -58,6 +58,31 @@ block0(v0@%edi: i32, v1@%esi: i32, v2@%xmm0: f64):
 )");
 }
 
+TEST(LegalizeTest, X86ByteDivisionUsesAlAndAh) {
+  // idiv r/m8 divides ax: the quotient lands in al, the remainder in ah.
+  constexpr char kBytes[] = R"(function %bytes(i8, i8) -> i8 {
+block0(v0: i8, v1: i8):
+    v2 = div v0, v1
+    v3 = rem v0, v1
+    v4 = shl v2, v3
+    v5 = add v4, v3
+    ret v5
+}
+)";
+  EXPECT_EQ(Legalized("x86_64", kBytes), R"(function %bytes(i8, i8) -> i8 {
+block0(v0@%dil: i8, v1@%sil: i8):
+    v2@%al = div v0@%al, v1@any@late clobbers %ah
+    v3@%ah = rem v0@%al, v1@any@late clobbers %al
+    v4@reuse0 = shl v2, v3@%cl
+    v5@reuse0 = add v4, v3@any
+    ret v5@%al
+}
+)");
+  // Elsewhere an i8 is a w / r register like an i32.
+  EXPECT_THAT(Legalized("aarch64", kBytes), HasSubstr("block0(v0@%w0: i8, v1@%w1: i8):"));
+  EXPECT_THAT(Legalized("armv7", kBytes), HasSubstr("ret v5@%r0"));
+}
+
 TEST(LegalizeTest, Win64CountsArgumentsPositionally) {
   std::string out = Legalized("x86_64_win", kGeneric);
   EXPECT_THAT(out, HasSubstr("block0(v0@%ecx: i32, v1@%edx: i32, v2@%xmm2: f64):"));

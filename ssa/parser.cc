@@ -415,8 +415,11 @@ absl::StatusOr<int64_t> ParseImmediate(Type type, absl::string_view text) {
   } else if (!absl::SimpleAtoi(s, &v)) {
     return absl::InvalidArgumentError("");
   }
+  // Narrow integers take signed or unsigned spellings and are kept sign-extended.
   if (type == Type::kI32 && (v < INT32_MIN || v > UINT32_MAX)) return absl::OutOfRangeError("");
   if (type == Type::kI32) v = static_cast<int32_t>(static_cast<uint32_t>(v));
+  if (type == Type::kI8 && (v < INT8_MIN || v > UINT8_MAX)) return absl::OutOfRangeError("");
+  if (type == Type::kI8) v = static_cast<int8_t>(static_cast<uint8_t>(v));
   return v;
 }
 

@@ -106,6 +106,21 @@ block1(v2: i32):
 )");
 }
 
+TEST(ParserTest, ByteImmediatesReadSignedOrUnsignedAndPrintSigned) {
+  absl::StatusOr<Function> f = ParseFunction(R"(function %f(i8) -> i8 {
+block0(v0: i8):
+    v1 = const.i8 255
+    v2 = const.i8 -128
+    v3 = const.i8 0x7f
+    v4 = add v1, v2
+    v5 = sub v4, v3
+    ret v5
+})", X86());
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->value_type(Value(4)), Type::kI8);  // inferred from its operands
+  EXPECT_THAT(PrintFunction(*f, X86()), HasSubstr("v1 = const.i8 -1\n    v2 = const.i8 -128\n    v3 = const.i8 127\n"));
+}
+
 TEST(ParserTest, EveryTargetsRegisterNamesParseAndPrint) {
   for (absl::string_view name : TargetNames()) {
     const Target& t = *TargetByName(name).value();
@@ -174,6 +189,8 @@ const BadInput kBad[] = {
      "3:5: cannot infer the type of v0: its operands' types depend on it"},
     {"i32 immediate out of range", "function %f() {\nblock0:\n    v0 = const.i32 5000000000\n    ret\n}",
      "3:20: '5000000000' is not a valid i32 immediate"},
+    {"i8 immediate out of range", "function %f() {\nblock0:\n    v0 = const.i8 256\n    ret\n}",
+     "3:19: '256' is not a valid i8 immediate"},
     {"parallel copy arity", "function %f(i32) {\nblock0(v0: i32):\n    v0 = parallel_copy v0, v0\n    ret\n}",
      "3:10: 'parallel_copy' takes 1 operand, found 2"},
 };

@@ -54,6 +54,7 @@ std::string PrintOperand(const Operand& op, const Target& target) {
 
 std::string PrintImmediate(Type type, int64_t bits) {
   switch (type) {
+    case Type::kI8: return absl::StrCat(static_cast<int8_t>(bits));
     case Type::kI32: return absl::StrCat(static_cast<int32_t>(bits));
     case Type::kF32: return absl::StrFormat("%.9g", BitCast<float>(static_cast<uint32_t>(bits)));
     case Type::kF64: return absl::StrFormat("%.17g", BitCast<double>(bits));

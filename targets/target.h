@@ -109,6 +109,10 @@ struct RegInfo {
 struct RegClassInfo {
   std::string name;                 // "gpr64", "xmm", "d"
   RegSet members;                   // allocatable members only
+  // The members register pressure counts: all of them but those that only add room
+  // for values of this class beside others in storage a wider class counts once
+  // (x86 ah-bh: an i8 in ah leaves al free, yet rax is taken either way).
+  RegSet counted;
   std::vector<PReg> allocation_order;  // caller-saved first, callee-saved last
   int bank = 0;                     // the pressure bank it draws from
   int pressure_weight = 1;          // bank slots one value of this class takes

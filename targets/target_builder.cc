@@ -39,6 +39,7 @@ RegClass TargetBuilder::AddClass(std::string name, int bank, int pressure_weight
   info.pressure_weight = pressure_weight;
   target_.classes_.push_back(std::move(info));
   class_orders_.push_back(std::move(order));
+  class_uncounted_.emplace_back();
   for (Type t : types) {
     auto& slot = target_.type_classes_[static_cast<int>(t)];
     if (slot.has_value() && error_.empty()) {
@@ -47,6 +48,11 @@ RegClass TargetBuilder::AddClass(std::string name, int bank, int pressure_weight
     slot = c;
   }
   return c;
+}
+
+void TargetBuilder::Uncounted(RegClass cls, std::vector<PReg> regs) {
+  std::vector<PReg>& list = class_uncounted_.at(cls.index());
+  list.insert(list.end(), regs.begin(), regs.end());
 }
 
 void TargetBuilder::Reserve(PReg r) { reserved_roots_.push_back(r); }
@@ -112,8 +118,16 @@ absl::StatusOr<Target> TargetBuilder::Build() && {
     }
     if (info.allocation_order.empty()) return fail(absl::StrCat("class ", info.name, " is empty"));
     t.allocatable_ |= info.members;
+    info.counted = info.members;
+    for (PReg r : class_uncounted_[c]) {
+      if (!t.classes_[c].members.Contains(r) && !t.reserved_.Contains(r)) {
+        return fail(absl::StrCat("register ", t.regs_[r.index()].name, " is uncounted in class ", info.name,
+                                 ", which it is not a member of"));
+      }
+      info.counted.Remove(r);
+    }
     PressureBank& bank = t.banks_.at(info.bank);
-    bank.capacity = std::max(bank.capacity, info.members.Count() * info.pressure_weight);
+    bank.capacity = std::max(bank.capacity, info.counted.Count() * info.pressure_weight);
   }
   // Views: the member of each class in the same storage at the same bit.
   const size_t nc = t.classes_.size();

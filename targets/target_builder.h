@@ -30,6 +30,8 @@ class TargetBuilder {
   // reserved registers; values of `types` are allocated in it.
   RegClass AddClass(std::string name, int bank, int pressure_weight, std::vector<PReg> order,
                     std::vector<Type> types);
+  // Members of `cls` that pressure does not count (see RegClassInfo::counted).
+  void Uncounted(RegClass cls, std::vector<PReg> regs);
   // Excludes `r` and everything aliasing it from allocation.
   void Reserve(PReg r);
   Abi& abi() { return target_.abi_; }
@@ -45,6 +47,7 @@ class TargetBuilder {
   Target target_;
   std::vector<PReg> reserved_roots_;
   std::vector<std::vector<PReg>> class_orders_;
+  std::vector<std::vector<PReg>> class_uncounted_;
   std::string error_;
 };
 

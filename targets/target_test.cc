@@ -145,6 +145,41 @@ TEST(X86Test, ClassesViewsAndBanks) {
   EXPECT_EQ(fp.Bank(0).capacity, 14);
 }
 
+TEST(X86Test, ByteRegistersHighBytesLastAndUncounted) {
+  const Target& t = Get("x86_64");
+  RegClass gpr8 = *t.ClassFor(Type::kI8);
+  const RegClassInfo& c = t.Class(gpr8);
+  EXPECT_EQ(c.name, "gpr8");
+  EXPECT_EQ(c.bank, t.Class(*t.ClassFor(Type::kI64)).bank);
+  EXPECT_EQ(c.members.Count(), 19);  // 16 low bytes but spl, and ah ch dh bh
+  EXPECT_FALSE(c.members.Contains(R(t, "spl")));
+  EXPECT_EQ(c.allocation_order.front(), R(t, "al"));
+  EXPECT_EQ(c.allocation_order.back(), R(t, "bh"));
+  // Pressure counts one GPR per i8, so the bank keeps its 15 slots.
+  EXPECT_EQ(c.counted.Count(), 15);
+  EXPECT_FALSE(c.counted.Contains(R(t, "ah")));
+  EXPECT_EQ(t.Bank(c.bank).capacity, 15);
+  EXPECT_EQ(t.View(R(t, "rdi"), gpr8), R(t, "dil"));
+  EXPECT_EQ(t.View(R(t, "rax"), gpr8), R(t, "al"));  // the low byte, not ah
+  auto args = t.AssignArguments({Type::kI8, Type::kI64}).value();
+  EXPECT_EQ(args[0].reg, R(t, "dil"));
+  EXPECT_EQ(args[1].reg, R(t, "rsi"));
+
+  const Target& fp = *TargetByName("x86_64", {.frame_pointer = true}).value();
+  EXPECT_FALSE(fp.Class(*fp.ClassFor(Type::kI8)).members.Contains(R(fp, "bpl")));
+}
+
+TEST(TargetBuilderTest, UncountedRegistersMustBeMembers) {
+  TargetBuilder b("toy");
+  PReg r0 = b.AddReg("r0", 0, 0, 32);
+  PReg r1 = b.AddReg("r1", 1, 0, 32);
+  RegClass c = b.AddClass("r", b.AddBank("gpr"), 1, {r0}, {Type::kI32});
+  b.Uncounted(c, {r1});
+  absl::StatusOr<Target> t = std::move(b).Build();
+  ASSERT_FALSE(t.ok());
+  EXPECT_THAT(std::string(t.status().message()), ::testing::HasSubstr("r1 is uncounted in class r, which it is not a member of"));
+}
+
 TEST(X86Test, SystemVAndWin64ArgumentAssignment) {
   const Target& sysv = Get("x86_64");
   auto args = sysv.AssignArguments({Type::kI64, Type::kF64, Type::kI32, Type::kF32}).value();

@@ -36,24 +36,39 @@ absl::StatusOr<Target> BuildX86_64(bool win64, const TargetOptions& options) {
   for (int i = 0; i < 16; ++i) xmm[i] = b.AddReg(absl::StrCat("xmm", i), 16 + i, 0, 128);
   for (int i = 0; i < 16; ++i) d[i] = b.AddReg(kD[i], i, 0, 32);
   for (int i = 0; i < 16; ++i) b.AddReg(kW[i], i, 0, 16);
-  for (int i = 0; i < 16; ++i) b.AddReg(kB[i], i, 0, 8);
+  PReg lo8[16], hi8[4];
+  for (int i = 0; i < 16; ++i) lo8[i] = b.AddReg(kB[i], i, 0, 8);
   // ah/ch/dh/bh are bits 8-15 of the first four: they alias ax/eax/rax, not al.
-  for (int i = 0; i < 4; ++i) b.AddReg(kH[i], i, 8, 16);
+  for (int i = 0; i < 4; ++i) hi8[i] = b.AddReg(kH[i], i, 8, 16);
 
   enum { RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI, R8, R9, R10, R11, R12, R13, R14, R15 };
   std::vector<int> order = {RAX, RCX, RDX, RSI, RDI, R8, R9, R10, R11,  // caller-saved
                             RBX, R12, R13, R14, R15, RBP};
   if (win64) order = {RAX, RCX, RDX, R8, R9, R10, R11, RBX, RSI, RDI, R12, R13, R14, R15, RBP};
-  std::vector<PReg> order_q, order_d, order_x;
-  for (int i : order) {
+  const size_t num_caller_saved = win64 ? 7 : 9;
+  std::vector<PReg> order_q, order_d, order_b, order_x;
+  for (size_t k = 0; k < order.size(); ++k) {
+    int i = order[k];
     order_q.push_back(q[i]);
     order_d.push_back(d[i]);
+    // ah/ch/dh after the other caller-saved bytes, bh after the callee-saved ones.
+    // Encoding limits (no ah-bh in an instruction with a REX prefix, as sil or r8b
+    // need) are not modelled: allocation here is by storage.
+    if (k == num_caller_saved) {
+      for (int h : {RAX, RCX, RDX}) order_b.push_back(hi8[h]);
+    }
+    order_b.push_back(lo8[i]);
   }
+  order_b.push_back(hi8[RBX]);
   for (int i = 0; i < 16; ++i) order_x.push_back(xmm[i]);
   int gpr = b.AddBank("gpr");
   int vec = b.AddBank("xmm");
   b.AddClass("gpr32", gpr, 1, order_d, {Type::kI32});
   b.AddClass("gpr64", gpr, 1, order_q, {Type::kI64});
+  RegClass gpr8 = b.AddClass("gpr8", gpr, 1, order_b, {Type::kI8});
+  // An i8 in ah leaves al to another i8, but takes rax from everything wider: for
+  // pressure each i8 costs one GPR, as an i32 or i64 does.
+  b.Uncounted(gpr8, {hi8[0], hi8[1], hi8[2], hi8[3]});
   b.AddClass("xmm", vec, 1, order_x, {Type::kF32, Type::kF64, Type::kV128});
   b.Reserve(q[RSP]);
   if (options.frame_pointer) b.Reserve(q[RBP]);
@@ -122,7 +137,7 @@ absl::StatusOr<Target> BuildAArch64(const TargetOptions& options) {
   }
   int gpr = b.AddBank("gpr");
   int fp = b.AddBank("fp");
-  b.AddClass("w", gpr, 1, ow, {Type::kI32});
+  b.AddClass("w", gpr, 1, ow, {Type::kI32, Type::kI8});
   b.AddClass("x", gpr, 1, ox, {Type::kI64});
   b.AddClass("s", fp, 1, os, {Type::kF32});
   b.AddClass("d", fp, 1, od, {Type::kF64});
@@ -189,7 +204,7 @@ absl::StatusOr<Target> BuildArmv7(const TargetOptions& options) {
   for (int i = 4; i < 8; ++i) oq.push_back(q[i]);
   int gpr = b.AddBank("gpr");
   int vfp = b.AddBank("vfp");
-  b.AddClass("r", gpr, 1, orr, {Type::kI32});
+  b.AddClass("r", gpr, 1, orr, {Type::kI32, Type::kI8});
   b.AddClass("s", vfp, 1, os, {Type::kF32});
   b.AddClass("d", vfp, 2, od, {Type::kF64});
   b.AddClass("q", vfp, 4, oq, {Type::kV128});

@@ -9,6 +9,7 @@ absl::string_view TypeName(Type type) {
     case Type::kF32: return "f32";
     case Type::kF64: return "f64";
     case Type::kV128: return "v128";
+    case Type::kI8: return "i8";
   }
   return "?";
 }
@@ -23,6 +24,7 @@ std::optional<Type> ParseType(absl::string_view name) {
 
 int TypeSize(Type t) {
   switch (t) {
+    case Type::kI8: return 1;
     case Type::kI32: case Type::kF32: return 4;
     case Type::kI64: case Type::kF64: return 8;
     case Type::kV128: return 16;

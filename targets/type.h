@@ -15,15 +15,16 @@ enum class Type : uint8_t {
   kF32,
   kF64,
   kV128,
+  kI8,  // last, so that the numbers dumps store for the others stay put
 };
-inline constexpr int kNumTypes = 5;
+inline constexpr int kNumTypes = 6;
 
-// "i32", "i64", "f32", "f64", "v128".
+// "i32", "i64", "f32", "f64", "v128", "i8".
 absl::string_view TypeName(Type type);
 // Inverse of TypeName; nullopt for anything else.
 std::optional<Type> ParseType(absl::string_view name);
 
-inline bool IsInteger(Type t) { return t == Type::kI32 || t == Type::kI64; }
+inline bool IsInteger(Type t) { return t == Type::kI8 || t == Type::kI32 || t == Type::kI64; }
 inline bool IsFloat(Type t) { return t == Type::kF32 || t == Type::kF64; }
 // Size in bytes of a value of this type (and of its stack slot).
 int TypeSize(Type t);

@@ -40,7 +40,9 @@ TEST(DumpTest, GeneratedAndAllocatedFunctionsRoundTrip) {
   for (const char* name : {"x86_64", "aarch64", "armv7"}) {
     const Target& t = *TargetByName(name).value();
     for (uint64_t seed = 1; seed <= 20; ++seed) {
-      Function f = Generate(seed, {}, t).value();
+      GeneratorOptions options;
+      options.byte_percent = seed % 2 == 0 ? 30 : 0;  // i8 values too
+      Function f = Generate(seed, options, t).value();
       EXPECT_EQ(RoundTrip(f, t), PrintFunction(f, t)) << name << " seed " << seed;
     }
   }

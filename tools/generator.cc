@@ -45,7 +45,13 @@ class Generator {
     if (rng_.Percent(opts_.float_percent)) return rng_.Percent(50) ? Type::kF64 : Type::kF32;
     return IntType();
   }
-  Type IntType() { return type_ok_[static_cast<int>(Type::kI64)] && rng_.Percent(50) ? Type::kI64 : Type::kI32; }
+  Type IntType() {
+    // No draw when i8 is off, so that the functions of each seed stay what they were.
+    if (opts_.byte_percent > 0 && type_ok_[static_cast<int>(Type::kI8)] && rng_.Percent(opts_.byte_percent)) {
+      return Type::kI8;
+    }
+    return type_ok_[static_cast<int>(Type::kI64)] && rng_.Percent(50) ? Type::kI64 : Type::kI32;
+  }
 
   // A value of `type` available here: a long-lived one, or a recent one.
   Value Pick(Type type) {
@@ -62,6 +68,7 @@ class Generator {
     switch (type) {
       case Type::kF64: v = b_.ConstF64(static_cast<double>(rng_.Below(1000)) / 8.0); break;
       case Type::kF32: v = b_.ConstF32(static_cast<float>(rng_.Below(1000)) / 4.0f); break;
+      case Type::kI8: v = b_.Const(type, static_cast<int64_t>(rng_.Below(256)) - 128); break;
       default: v = b_.Const(type, static_cast<int64_t>(rng_.Below(2000)) - 1000); break;
     }
     ++emitted_;

@@ -15,7 +15,7 @@
 // come from a pool of `long_lived` values defined in the entry block and used all
 // over the function (register pressure well above the register count) and from
 // recently defined values (short, single-block ranges). Calls, divisions, shifts
-// and mixed integer/float/vector types exercise the constraints that
+// and mixed integer (i8 with `byte_percent`)/float/vector types exercise the constraints that
 // legalization attaches (the function is legalized for `target` unless
 // `legalize` is false). The result always passes the verifier.
 #ifndef REGALLOC_TOOLS_GENERATOR_H_
@@ -39,6 +39,7 @@ struct GeneratorOptions {
   int call_percent = 4;         // share of instructions that are calls
   int float_percent = 25;       // share of values that are floats
   int vector_percent = 3;       // share of values that are v128
+  int byte_percent = 0;         // share of integer values that are i8 (where the target has them)
   int div_percent = 4;          // share of divisions / remainders
   int memory_percent = 10;      // share of loads and stores
   int diamond_percent = 30;     // chance a region is an if/else

@@ -27,6 +27,23 @@ TEST_P(EveryTarget, ManySeedsVerifyAndAreDeterministic) {
   }
 }
 
+TEST_P(EveryTarget, BytePercentAddsI8ValuesAndZeroAddsNone) {
+  const Target& t = *TargetByName(GetParam()).value();
+  auto bytes = [&](int percent) {
+    GeneratorOptions opts;
+    opts.byte_percent = percent;
+    int n = 0;
+    for (uint64_t seed = 1; seed <= 20; ++seed) {
+      Function f = Generate(seed, opts, t).value();
+      EXPECT_TRUE(Verify(f, t).ok()) << Verify(f, t);
+      for (int v = 0; v < f.num_values(); ++v) n += f.ValueExists(Value(v)) && f.value_type(Value(v)) == Type::kI8;
+    }
+    return n;
+  };
+  EXPECT_EQ(bytes(0), 0);
+  EXPECT_GT(bytes(30), 100);
+}
+
 TEST_P(EveryTarget, LargeFunctionsHaveTheRequestedShape) {
   const Target& t = *TargetByName(GetParam()).value();
   GeneratorOptions opts;

@@ -21,10 +21,22 @@ uint64_t Mix(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-uint64_t Mask(Type t, uint64_t v) { return TypeSize(t) == 4 ? (v & 0xffffffffull) : v; }
+// The low TypeSize(t) bytes of v, for integers narrower than 64 bits (and f32).
+uint64_t Mask(Type t, uint64_t v) {
+  switch (TypeSize(t)) {
+    case 1: return v & 0xffu;
+    case 4: return v & 0xffffffffull;
+    default: return v;
+  }
+}
 
+// v as a signed integer of type t.
 int64_t Signed(Type t, uint64_t v) {
-  return t == Type::kI32 ? static_cast<int64_t>(static_cast<int32_t>(v)) : static_cast<int64_t>(v);
+  switch (t) {
+    case Type::kI8: return static_cast<int8_t>(v);
+    case Type::kI32: return static_cast<int32_t>(v);
+    default: return static_cast<int64_t>(v);
+  }
 }
 
 float F32(uint64_t v) { return BitCast<float>(static_cast<uint32_t>(v)); }
@@ -57,7 +69,7 @@ Bits Compute(const InstData& d, Type type, absl::Span<const Bits> in) {
     case Opcode::kDiv:
     case Opcode::kRem: {
       int64_t x = Signed(type, a), y = Signed(type, b);
-      int64_t min = type == Type::kI32 ? INT32_MIN : INT64_MIN;
+      int64_t min = type == Type::kI8 ? INT8_MIN : type == Type::kI32 ? INT32_MIN : INT64_MIN;
       int64_t r;
       if (y == 0) {
         r = d.opcode == Opcode::kDiv ? 0 : x;
@@ -204,9 +216,7 @@ absl::StatusOr<Execution> Execute(const Function& f, Machine& m, const InterpOpt
         case Opcode::kJump:
         case Opcode::kBr: {
           int t = d.opcode == Opcode::kJump || in[0].lo != 0 ? 0 : 1;
-          if (d.opcode == Opcode::kBr && f.value_type(uses[0].value()) == Type::kI32) {
-            t = (in[0].lo & 0xffffffffu) != 0 ? 0 : 1;
-          }
+          if (d.opcode == Opcode::kBr) t = Mask(f.value_type(uses[0].value()), in[0].lo) != 0 ? 0 : 1;
           const BranchTarget& bt = d.targets[t];
           const std::vector<Operand>& params = f.block(bt.block).params;
           std::vector<Bits> vals(in.begin() + bt.first_arg, in.begin() + bt.first_arg + bt.num_args);
@@ -349,6 +359,7 @@ class RegisterMachine {
 
 std::string Show(Type t, const Bits& b) {
   switch (t) {
+    case Type::kI8: return absl::StrCat(static_cast<int8_t>(b.lo));
     case Type::kI32: return absl::StrCat(static_cast<int32_t>(b.lo));
     case Type::kI64: return absl::StrCat(static_cast<int64_t>(b.lo));
     case Type::kF32: return absl::StrFormat("%g", F32(b.lo));

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_replace.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -63,6 +64,28 @@ block0(v0: i32):
   Execution ex = RunOnValues(f, {Bits{1, 0}}, {}).value();
   EXPECT_EQ(static_cast<int32_t>(ex.results[0].lo), INT32_MIN);
   EXPECT_EQ(ex.trace.size(), 3u);
+}
+
+TEST(InterpreterTest, I8WrapsSignedAndDividesTotally) {
+  auto run = [](const std::string& op, int a, int b) {
+    std::string result = absl::StartsWith(op, "cmp") ? "i32" : "i8";
+    Function f = Parse("function %f(i8, i8) -> " + result + " {\nblock0(v0: i8, v1: i8):\n    v2 = " + op +
+                       " v0, v1\n    ret v2\n}\n");
+    absl::StatusOr<Execution> ex = RunOnValues(f, {Bits{static_cast<uint8_t>(a), 0}, Bits{static_cast<uint8_t>(b), 0}}, {});
+    EXPECT_TRUE(ex.ok()) << ex.status();
+    return ex.ok() ? static_cast<int>(static_cast<int8_t>(ex->results[0].lo)) : -999;
+  };
+  EXPECT_EQ(run("add", 127, 1), -128);
+  EXPECT_EQ(run("mul", 16, 16), 0);
+  EXPECT_EQ(run("div", -128, -1), -128);
+  EXPECT_EQ(run("rem", -128, -1), 0);
+  EXPECT_EQ(run("div", -7, 2), -3);
+  EXPECT_EQ(run("rem", 5, 0), 5);
+  EXPECT_EQ(run("shl", 1, 9), 2);  // count modulo 8
+  EXPECT_EQ(run("shr", -128, 7), 1);
+  EXPECT_EQ(run("sar", -128, 7), -1);
+  EXPECT_EQ(run("cmp.lt", -1, 1), 1);
+  EXPECT_EQ(run("cmp.ult", -1, 1), 0);
 }
 
 TEST(InterpreterTest, RunawayLoopsStop) {

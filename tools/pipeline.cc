@@ -65,8 +65,12 @@ absl::StatusOr<Input> LoadInput(const PipelineOptions& o) {
   RA_ASSIGN_OR_RETURN(in.target, TargetByName(target_name, in.target_options));
   if (o.generate > 0) {
     if (!o.in.empty()) return absl::InvalidArgumentError("give --in or --generate, not both");
+    if (o.byte_percent < 0 || o.byte_percent > 100) {
+      return absl::InvalidArgumentError(absl::StrCat("--byte_percent=", o.byte_percent, " is not a share (0-100)"));
+    }
     GeneratorOptions g;
     g.num_insts = o.size;
+    g.byte_percent = o.byte_percent;
     for (int i = 0; i < o.generate; ++i) {
       // Generated functions are generic IR, like the corpus; `legalize` is a phase.
       g.legalize = false;

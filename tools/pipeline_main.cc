@@ -22,6 +22,7 @@ ABSL_FLAG(std::string, in, "", "input: FILE.ra (text) or a dump; default: the em
 ABSL_FLAG(int, generate, 0, "run on this many generated functions instead of --in");
 ABSL_FLAG(uint64_t, seed, 1, "first generator seed (with --generate)");
 ABSL_FLAG(int, size, 200, "instructions per generated function (with --generate)");
+ABSL_FLAG(int, byte_percent, 0, "share of generated integer values that are i8, 0-100 (with --generate)");
 ABSL_FLAG(std::string, out, "", "output: FILE.ra (text) or a dump");
 ABSL_FLAG(std::string, dump_after, "", "write a dump of every function after this phase");
 ABSL_FLAG(std::string, dump_dir, "", "directory for --dump_after");
@@ -59,6 +60,7 @@ int main(int argc, char** argv) {
   o.generate = absl::GetFlag(FLAGS_generate);
   o.seed = absl::GetFlag(FLAGS_seed);
   o.size = absl::GetFlag(FLAGS_size);
+  o.byte_percent = absl::GetFlag(FLAGS_byte_percent);
   o.dump_after = absl::GetFlag(FLAGS_dump_after);
   o.dump_dir = absl::GetFlag(FLAGS_dump_dir);
   o.print = absl::GetFlag(FLAGS_print);

@@ -17,6 +17,7 @@ namespace {
 struct FuzzedPipeline {
   const char* name;
   int seeds;  // per target
+  int byte_percent = 0;  // share of integer values that are i8
 };
 constexpr FuzzedPipeline kPipelines[] = {
     {"stack", 1000},
@@ -33,6 +34,12 @@ constexpr FuzzedPipeline kPipelines[] = {
     {"lsra_stress_caller_saved", 200},
     {"lsra_stress_nearest", 200},
     {"lsra_stress_reversed", 200},
+    // i8 values: x86 byte registers (ah-dh beside al-dl), 8-bit division in ax.
+    {"stack", 200, 30},
+    {"ssa", 300, 30},
+    {"ssa_belady", 100, 30},
+    {"lsra", 300, 30},
+    {"lsra_noscoring", 100, 30},
 };
 constexpr int kSize = 150;
 
@@ -47,6 +54,7 @@ TEST_P(PipelinesFuzzTest, EveryPipelineIsCheckedAndInterpreted) {
     o.generate = p.seeds;
     o.seed = 1;
     o.size = kSize;
+    o.byte_percent = p.byte_percent;
     o.progress = false;
     std::ostringstream out, err;
     absl::StatusOr<PipelineSummary> s = RunPipeline(o, out, err);
@@ -54,7 +62,7 @@ TEST_P(PipelinesFuzzTest, EveryPipelineIsCheckedAndInterpreted) {
     EXPECT_EQ(s->functions, p.seeds);
     EXPECT_EQ(s->failed, 0) << err.str() << "\nreproduce one function %genS with:\n  ./bazelw run //tools:pipeline -- --pipeline="
                             << pipeline << " --target=" << GetParam() << " --generate=1 --seed=S --size=" << kSize
-                            << " --print";
+                            << " --byte_percent=" << p.byte_percent << " --print";
   }
 }
 
