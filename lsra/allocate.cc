@@ -271,6 +271,19 @@ class Allocator {
     return b.IsValid() ? b_.BlockTo(b) : p;
   }
   absl::Status AllocateOne(uint32_t id, uint32_t pos);
+  // RyuJIT's block-start locations (LsraOptions::seed_blocks) for block `b`,
+  // before any piece starting at or after its start is allocated; true when it
+  // added pieces to the unhandled list.
+  bool SeedBlock(Block b);
+  size_t next_block_ = 0;  // the first block in order not yet seeded
+  int seeded_ = 0;
+  std::vector<uint32_t> reg_stamp_, value_stamp_;
+  uint32_t seed_stamp_ = 0;
+  struct Reseed {
+    uint32_t piece;
+    PReg reg;
+  };
+  std::vector<Reseed> reseed_;
   void SecondChance(LsraAllocStats& stats);
   bool TryOverlap(uint32_t id, uint32_t pos);
   // The Early position of the first instruction in [from, to) whose def takes
@@ -698,6 +711,73 @@ void Allocator::SecondChance(LsraAllocStats& stats) {
   }
 }
 
+bool Allocator::SeedBlock(Block b) {
+  Block seed = b_.seed(b);
+  const uint32_t p = b_.BlockFrom(b);
+  if (!seed.IsValid() || b_.BlockTo(seed) > p) return false;  // not placed before b (reversed stress order)
+  const uint32_t end = b_.BlockTo(seed) - 1;
+  if (++seed_stamp_ == 0) {
+    std::fill(reg_stamp_.begin(), reg_stamp_.end(), 0);
+    std::fill(value_stamp_.begin(), value_stamp_.end(), 0);
+    seed_stamp_ = 1;
+  }
+  // The live-in values not where the seed left them.
+  reseed_.clear();
+  for (Value v : b_.LiveIn(b)) {
+    uint32_t s = PieceAt(v, end);
+    if (s == kNever || !ch_[s].loc.IsReg()) continue;
+    PReg r = ch_[s].loc.reg();
+    uint32_t c = PieceAt(v, p);
+    if (c == kNever) continue;
+    if (ch_[c].loc.IsNone()) {
+      if (ch_[c].from == p) hint_[c] = r;  // a piece starting here, not allocated yet
+      continue;
+    }
+    // Only a register-to-register move is saved: from a register to the stack
+    // costs nothing (the slot was written at the definition), and a piece on the
+    // stack here has no use before its next piece.
+    if (!ch_[c].loc.IsReg() || ch_[c].loc == Location::Reg(r) || ch_[c].from == p) continue;
+    reseed_.push_back({c, r});
+    value_stamp_[v.index()] = seed_stamp_;
+  }
+  if (reseed_.empty()) return false;
+  // Registers held at p by pieces that stay where they are.
+  auto hold = [&](uint32_t a) {
+    const LsraChild& x = ch_[a];
+    if (value_stamp_[x.value.index()] == seed_stamp_ || x.from > p || x.to <= p || !b_.Covers(x.value, p)) return;
+    for (PReg r : t_.Aliases(x.loc.reg())) reg_stamp_[r.index()] = seed_stamp_;
+  };
+  for (uint32_t a : active_) hold(a);
+  for (uint32_t a : inactive_) hold(a);
+  // The register must stay free over the value's current range: a piece of
+  // another value that resumes in it there would split the new piece again.
+  auto free_over_range = [&](const Reseed& m) {
+    const LsraChild& c = ch_[m.piece];
+    absl::Span<const LsraRange> rs = RangesFrom(c.value, p);
+    uint32_t limit = rs.empty() ? p + 1 : std::min(rs.front().to, c.to);
+    if (NextBlockedFor(c, m.reg, p) < limit) return false;
+    const RegSet& aliases = t_.Aliases(m.reg);
+    auto clear = [&](uint32_t a) {
+      return value_stamp_[ch_[a].value.index()] == seed_stamp_ || !aliases.Contains(ch_[a].loc.reg()) ||
+             NextIntersection(ch_[a], c, p) >= limit;
+    };
+    return std::all_of(active_.begin(), active_.end(), clear) && std::all_of(inactive_.begin(), inactive_.end(), clear);
+  };
+  bool added = false;
+  for (const Reseed& m : reseed_) {
+    if (reg_stamp_[m.reg.index()] == seed_stamp_ || !free_over_range(m)) continue;
+    uint32_t tail = Split(m.piece, p);
+    // The head ends here: the scan must not take it for active past p.
+    if (m.piece < event_.size()) event_[m.piece] = std::min(event_[m.piece], p);
+    hint_[tail] = m.reg;
+    Push(tail);
+    for (PReg r : t_.Aliases(m.reg)) reg_stamp_[r.index()] = seed_stamp_;
+    ++seeded_;
+    added = true;
+  }
+  return added;
+}
+
 absl::Status Allocator::AllocateOne(uint32_t id, uint32_t pos) {
   if (options_.overlap && TryOverlap(id, pos)) return absl::OkStatus();
   std::optional<PReg> forced = ReuseRegister(id, pos);
@@ -719,6 +799,10 @@ absl::Status Allocator::Run(LsraAllocStats& stats) {
   cursor_pos_.assign(t_.num_regs(), 0);
   first_piece_.assign(b_.num_values(), kNever);
   finger_.assign(b_.num_values(), kNever);
+  next_block_ = 0;
+  reg_stamp_.assign(t_.num_regs(), 0);
+  value_stamp_.assign(b_.num_values(), 0);
+  seed_stamp_ = 0;
   for (int v = 0; v < b_.num_values(); ++v) {
     if (!b_.HasInterval(Value(v))) continue;
     absl::Span<const LsraRange> rs = b_.Ranges(Value(v));
@@ -761,6 +845,19 @@ absl::Status Allocator::Run(LsraAllocStats& stats) {
     auto [pos, id] = unhandled_.top();
     unhandled_.pop();
     if (!ch_[id].loc.IsNone() || Start(ch_[id]) != pos) continue;  // stale entry
+    if (options_.seed_blocks) {
+      // Block starts passed since the last piece: seed them first, and take
+      // this piece again after what seeding added there.
+      const std::vector<Block>& order = b_.order();
+      bool added = false;
+      while (next_block_ < order.size() && b_.BlockFrom(order[next_block_]) <= pos) {
+        added |= SeedBlock(order[next_block_++]);
+      }
+      if (added) {
+        unhandled_.push({pos, id});
+        continue;
+      }
+    }
     // Active pieces that ended or entered a hole; inactive ones that resumed.
     // A piece is looked at again only from its next event on.
     still_.clear();
@@ -798,6 +895,7 @@ absl::Status Allocator::Run(LsraAllocStats& stats) {
   stats.splits = splits_;
   stats.preferred = preferred_;
   stats.overlapped = overlapped_;
+  stats.seeded = seeded_;
   stats.children = static_cast<int>(ch_.size());
   for (const LsraChild& c : ch_) {
     stats.spilled += c.loc.IsStack();

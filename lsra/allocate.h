@@ -26,6 +26,9 @@
 //  - A Reuse def takes the register its source is read from at its instruction.
 //  - Second chance (optional): after the scan, stack pieces take registers
 //    still free over their whole life, in rounds until nothing changes.
+//  - Block starts (RyuJIT): where the scan enters a block, a live-in value
+//    held in another register than at the end of the block's seed predecessor
+//    is split there and prefers the seed's register.
 //  - Overlap: a copy's first piece may share the register of its live source.
 //    Both pieces are then active in it; an interval that wants the register
 //    must find it free of both, or evict both.
@@ -104,6 +107,13 @@ struct LsraOptions {
   // piece, else the one free the longest); the allocation order. Off: the hint
   // if it covers the piece, else the register free the longest.
   bool scoring = true;
+  // RyuJIT's block-start locations: a block starts from the state at the end of
+  // its seed predecessor (LsraBuild::seed). At each block start, a value live
+  // into the block whose piece holds another location than the register it had
+  // at the seed's end is split there, and the new piece prefers that register,
+  // if no piece that stays holds it there. The edge from the seed then moves
+  // nothing; the other edges into the block do the work.
+  bool seed_blocks = true;
   // Subzero's block-local splitting: an interval spanning several blocks is cut
   // at every block start, so each block's part gets a register of its own (or
   // the stack) and edges reconcile them.
@@ -119,6 +129,7 @@ struct LsraAllocStats {
   int overlapped = 0; // copies sharing their source's register
   int recovered = 0;  // stack pieces given a register by a second round
   int rounds = 0;     // rounds after the scan, the last of which assigned nothing
+  int seeded = 0;     // live-in pieces split at a block start to take the seed's register
 };
 
 class LsraAllocation {

@@ -145,6 +145,8 @@ class LsraBuild {
   // The position of slot `slot` (kLsraEarly...) of `inst`.
   uint32_t Pos(Inst inst, uint32_t slot) const { return 4 * number_[inst.index()] + slot; }
   const std::vector<Edge>& critical_edges() const { return critical_; }
+  // The values live into block `b` (its parameters are not: they are defined there).
+  absl::Span<const Value> LiveIn(Block b) const { return live_in_.Row(b.index()); }
 
   // Intervals, one per value with a range (dense by value id: HasInterval tells).
   bool HasInterval(Value v) const { return v.index() < has_.size() && has_[v.index()]; }
@@ -175,6 +177,7 @@ class LsraBuild {
   std::vector<int> depth_;
   std::vector<uint32_t> block_from_, block_to_, number_;
   std::vector<Edge> critical_;
+  CompressedRows<Value> live_in_;
   std::vector<uint32_t> clobbers_;
   std::vector<uint8_t> has_;
   std::vector<LsraInterval> intervals_;

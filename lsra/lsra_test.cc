@@ -230,6 +230,28 @@ TEST(LsraTest, ASecondRoundGivesStackPiecesRegistersLeftFree) {
   EXPECT_EQ(without.alloc.rounds, 0);
 }
 
+TEST(LsraTest, ABlockStartsWithItsSeedPredecessorsRegisters) {
+  // Generated function 55 (50 instructions, AArch64): block6 comes after six
+  // other blocks in the order, but its seed is block4. Without seeding, v29 and
+  // v31 enter block6 in the registers the block before it left them in, so the
+  // edge block4 -> block6 moves both and the back edge block6 -> block1 moves
+  // them back. Seeded, block6 starts with them where block4 ends.
+  GeneratorOptions g;
+  g.num_insts = 50;
+  g.legalize = false;
+  const Target& t = T("aarch64");
+  std::string text = PrintFunction(Generate(55, g, t).value(), t);
+  LsraOptions off;
+  off.seed_blocks = false;
+  LsraRun with = Allocate(text, t), without = Allocate(text, t, off);
+  EXPECT_GE(with.alloc.seeded, 2) << with.printed;
+  EXPECT_EQ(without.alloc.seeded, 0);
+  EXPECT_EQ(with.cost.moves + 4, without.cost.moves) << with.resolve.printed << without.resolve.printed;
+  EXPECT_LT(with.cost.weighted, without.cost.weighted);
+  EXPECT_THAT(without.resolve.printed, HasSubstr("block4 -> block6: "));
+  EXPECT_THAT(with.resolve.printed, ::testing::Not(HasSubstr("block4 -> block6: ")));
+}
+
 TEST(LsraTest, AnEvictedValueLeavesItsRegisterBeforeALoopItDoesNotUse) {
   // v2 lives across a loop that needs every register (30 loads summed) and is
   // used only after it. Evicted in the middle of the loop, it would be in a

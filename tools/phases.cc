@@ -241,6 +241,7 @@ void RegisterLsraPhases(PhaseRegistry& r) {
                    c.stat("preferred", s.preferred);
                    c.stat("overlapped", s.overlapped);
                    c.stat("recovered", s.recovered);
+                   c.stat("seeded", s.seeded);
                    c.stat("rounds", s.rounds);
                    absl::StrAppend(&c.state.lsra_printed, state->alloc.Print(c.state.function, c.target));
                    return absl::OkStatus();
@@ -261,6 +262,8 @@ void RegisterLsraPhases(PhaseRegistry& r) {
       {"lsra_allocate_nooverlap", "lsra_allocate without register overlap", [](LsraOptions& o) { o.overlap = false; }},
       {"lsra_allocate_noscoring", "lsra_allocate taking the hint or the register free the longest, without RyuJIT's selection rules",
        [](LsraOptions& o) { o.scoring = false; }},
+      {"lsra_allocate_noseed", "lsra_allocate without RyuJIT's block-start locations from the seed predecessor",
+       [](LsraOptions& o) { o.seed_blocks = false; }},
       {"lsra_allocate_second_chance",
        "lsra_allocate with Subzero's repeat-until-convergence (second-chance rounds)",
        [](LsraOptions& o) { o.second_chance = true; }},
@@ -301,6 +304,7 @@ void RegisterLsraPhases(PhaseRegistry& r) {
   lsra("lsra_nopref", "lsra_build", "lsra_allocate_nopref");
   lsra("lsra_nooverlap", "lsra_build", "lsra_allocate_nooverlap");
   lsra("lsra_noscoring", "lsra_build", "lsra_allocate_noscoring");
+  lsra("lsra_noseed", "lsra_build", "lsra_allocate_noseed");
   lsra("lsra_second_chance", "lsra_build", "lsra_allocate_second_chance");
   lsra("lsra_evict_in_place", "lsra_build", "lsra_allocate_evict_in_place");
   lsra("lsra_local_split", "lsra_build", "lsra_allocate_local_split");

@@ -204,12 +204,12 @@ TEST(PipelineTest, ConfigurationErrors) {
                         "lower_params, lsra_allocate, lsra_allocate_callee_saved, lsra_allocate_caller_saved, "
                         "lsra_allocate_evict_in_place, "
                         "lsra_allocate_local_split, lsra_allocate_nearest, lsra_allocate_nooverlap, lsra_allocate_nopref, "
-                        "lsra_allocate_noscoring, lsra_allocate_second_chance, lsra_build, "
+                        "lsra_allocate_noscoring, lsra_allocate_noseed, lsra_allocate_second_chance, lsra_build, "
                         "lsra_build_reversed, lsra_resolve, "
                         "print, reload, spill, spill_belady, split_critical_edges, stack_alloc, verify"));
   o = {};
   o.pipeline = "chaitin";
-  EXPECT_THAT(Pipeline(o).summary.status().message(), HasSubstr("unknown pipeline 'chaitin'; known pipelines: front, lsra, lsra_evict_in_place, lsra_local_split, lsra_nooverlap, lsra_nopref, lsra_noscoring, lsra_second_chance, lsra_stress_callee_saved, "
+  EXPECT_THAT(Pipeline(o).summary.status().message(), HasSubstr("unknown pipeline 'chaitin'; known pipelines: front, lsra, lsra_evict_in_place, lsra_local_split, lsra_nooverlap, lsra_nopref, lsra_noscoring, lsra_noseed, lsra_second_chance, lsra_stress_callee_saved, "
                         "lsra_stress_caller_saved, lsra_stress_nearest, lsra_stress_reversed, ssa, ssa_belady, stack"));
   o = {};
   o.target = "z80";

@@ -27,6 +27,7 @@ constexpr FuzzedPipeline kPipelines[] = {
     {"lsra_nopref", 200},
     {"lsra_nooverlap", 200},
     {"lsra_noscoring", 200},
+    {"lsra_noseed", 200},
     {"lsra_second_chance", 200},
     {"lsra_evict_in_place", 100},
     {"lsra_local_split", 200},
