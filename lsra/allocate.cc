@@ -195,6 +195,8 @@ class Allocator {
     hint_.push_back(ch_[id].loc.IsReg() ? ch_[id].loc.reg() : hint_[id]);
     uint32_t added = static_cast<uint32_t>(ch_.size() - 1);
     next_piece_.push_back(next_piece_[id]);
+    prev_piece_.push_back(id);
+    if (next_piece_[id] != kNever) prev_piece_[next_piece_[id]] = added;
     next_piece_[id] = added;
     ++splits_;
     return static_cast<uint32_t>(ch_.size() - 1);
@@ -275,7 +277,16 @@ class Allocator {
   // before any piece starting at or after its start is allocated; true when it
   // added pieces to the unhandled list.
   bool SeedBlock(Block b);
+  // Notes where block `s` leaves the values live into the blocks it seeds (the
+  // scan has just passed its end, so those pieces are placed for good).
+  void RecordSeedEnd(Block s);
   size_t next_block_ = 0;  // the first block in order not yet seeded
+  // Per block, its live-in values' registers at the end of its seed (invalid
+  // for the stack), at live_in_at_[block]; the blocks each block seeds.
+  std::vector<uint32_t> live_in_at_;
+  std::vector<PReg> seed_reg_;
+  CompressedRows<Block> seeded_by_;
+  std::vector<Block> seeded_items_;
   int seeded_ = 0;
   std::vector<uint32_t> reg_stamp_, value_stamp_;
   uint32_t seed_stamp_ = 0;
@@ -339,14 +350,16 @@ class Allocator {
   std::vector<uint32_t> held_, preferred_reg_;
   uint32_t stamp_ = 0;
   // Pieces of each value as a list in position order (a split puts the tail
-  // right after its head), and a finger per value into it: lookups come in
-  // increasing position order, so walking on from the finger is amortized O(1).
-  std::vector<uint32_t> first_piece_, next_piece_;
+  // right after its head), and a finger per value into it: lookups come near
+  // the scan's position (block starts look a block back), so walking from the
+  // finger is amortized O(1).
+  std::vector<uint32_t> first_piece_, next_piece_, prev_piece_;
   mutable std::vector<uint32_t> finger_;
   // The piece of `v` whose [from, to) holds `p`, or kNever.
   uint32_t PieceAt(Value v, uint32_t p) const {
     uint32_t c = finger_[v.index()];
-    if (c == kNever || ch_[c].from > p) c = first_piece_[v.index()];
+    if (c == kNever) c = first_piece_[v.index()];
+    while (c != kNever && ch_[c].from > p) c = prev_piece_[c];
     while (c != kNever && ch_[c].to <= p) c = next_piece_[c];
     if (c == kNever || ch_[c].from > p) return kNever;
     finger_[v.index()] = c;
@@ -672,9 +685,9 @@ void Allocator::SecondChance(LsraAllocStats& stats) {
     }
     return free;
   };
-  std::vector<uint32_t> prev(ch_.size(), kNever), candidates;
+  const std::vector<uint32_t>& prev = prev_piece_;
+  std::vector<uint32_t> candidates;
   for (uint32_t id = 0; id < ch_.size(); ++id) {
-    if (next_piece_[id] != kNever) prev[next_piece_[id]] = id;
     if (ch_[id].loc.IsReg()) {
       ranges_of(ch_[id], [&](uint32_t from, uint32_t to) { occupy(ch_[id].loc.reg(), from, to); });
     } else if (ch_[id].loc.IsStack() && Start(ch_[id]) < ch_[id].to) {
@@ -711,11 +724,21 @@ void Allocator::SecondChance(LsraAllocStats& stats) {
   }
 }
 
+void Allocator::RecordSeedEnd(Block s) {
+  const uint32_t end = b_.BlockTo(s) - 1;
+  for (Block b : seeded_by_.Row(s.index())) {
+    absl::Span<const Value> in = b_.LiveIn(b);
+    for (size_t k = 0; k < in.size(); ++k) {
+      uint32_t c = PieceAt(in[k], end);
+      seed_reg_[live_in_at_[b.index()] + k] = c != kNever && ch_[c].loc.IsReg() ? ch_[c].loc.reg() : PReg();
+    }
+  }
+}
+
 bool Allocator::SeedBlock(Block b) {
   Block seed = b_.seed(b);
   const uint32_t p = b_.BlockFrom(b);
   if (!seed.IsValid() || b_.BlockTo(seed) > p) return false;  // not placed before b (reversed stress order)
-  const uint32_t end = b_.BlockTo(seed) - 1;
   if (++seed_stamp_ == 0) {
     std::fill(reg_stamp_.begin(), reg_stamp_.end(), 0);
     std::fill(value_stamp_.begin(), value_stamp_.end(), 0);
@@ -723,10 +746,11 @@ bool Allocator::SeedBlock(Block b) {
   }
   // The live-in values not where the seed left them.
   reseed_.clear();
-  for (Value v : b_.LiveIn(b)) {
-    uint32_t s = PieceAt(v, end);
-    if (s == kNever || !ch_[s].loc.IsReg()) continue;
-    PReg r = ch_[s].loc.reg();
+  absl::Span<const Value> in = b_.LiveIn(b);
+  for (size_t k = 0; k < in.size(); ++k) {
+    Value v = in[k];
+    PReg r = seed_reg_[live_in_at_[b.index()] + k];
+    if (!r.IsValid()) continue;
     uint32_t c = PieceAt(v, p);
     if (c == kNever) continue;
     if (ch_[c].loc.IsNone()) {
@@ -795,11 +819,23 @@ absl::Status Allocator::Run(LsraAllocStats& stats) {
   ch_.clear();
   hint_.clear();
   next_piece_.clear();
+  prev_piece_.clear();
   cursor_.assign(t_.num_regs(), 0);
   cursor_pos_.assign(t_.num_regs(), 0);
   first_piece_.assign(b_.num_values(), kNever);
   finger_.assign(b_.num_values(), kNever);
   next_block_ = 0;
+  if (options_.seed_blocks) {
+    const int nb = f_.num_blocks();
+    live_in_at_.assign(nb + 1, 0);
+    for (int b = 0; b < nb; ++b) live_in_at_[b + 1] = live_in_at_[b] + static_cast<uint32_t>(b_.LiveIn(Block(b)).size());
+    seed_reg_.assign(live_in_at_[nb], PReg());
+    seeded_items_.clear();
+    for (Block b : b_.order()) {
+      if (b_.seed(b).IsValid()) seeded_items_.push_back(b);
+    }
+    seeded_by_.Build(nb, seeded_items_, [&](Block b) { return b_.seed(b).index(); });
+  }
   reg_stamp_.assign(t_.num_regs(), 0);
   value_stamp_.assign(b_.num_values(), 0);
   seed_stamp_ = 0;
@@ -811,6 +847,7 @@ absl::Status Allocator::Run(LsraAllocStats& stats) {
     uint32_t id = static_cast<uint32_t>(ch_.size() - 1);
     first_piece_[v] = id;
     next_piece_.push_back(kNever);
+    prev_piece_.push_back(kNever);
     // In an order where a use comes before the definition (the reversed stress
     // order), the definition starts a piece of its own, so that what it needs (a
     // reuse or fixed register) applies at the piece's start. Nothing is live just
@@ -851,6 +888,7 @@ absl::Status Allocator::Run(LsraAllocStats& stats) {
       const std::vector<Block>& order = b_.order();
       bool added = false;
       while (next_block_ < order.size() && b_.BlockFrom(order[next_block_]) <= pos) {
+        if (next_block_ > 0) RecordSeedEnd(order[next_block_ - 1]);
         added |= SeedBlock(order[next_block_++]);
       }
       if (added) {
