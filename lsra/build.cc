@@ -271,6 +271,9 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
     for (Inst i : func.block(b).insts) {
       uint32_t base = 4 * number_[i.index()];
       bool branch = IsBranch(func.inst(i).opcode);
+      // A br's condition (operand 0) is read like any other use; the arguments
+      // of a branch go to the edge's parallel copy, which reads any location.
+      size_t first_arg = func.inst(i).opcode == Opcode::kBr ? 1 : 0;
       absl::Span<const Operand> ops = func.operands(i);
       for (size_t o = 0; o < ops.size(); ++o) {
         const Operand& op = ops[o];
@@ -281,7 +284,7 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
         ref.inst = i;
         ref.operand = static_cast<uint8_t>(o);
         ref.loop_depth = depth;
-        ref.need = branch ? RefNeed::kAny : NeedOf(op);
+        ref.need = branch && o >= first_arg ? RefNeed::kAny : NeedOf(op);
         if (op.IsUse()) {
           ref.kind = RefKind::kUse;
           Value v = op.value();

@@ -252,6 +252,19 @@ TEST(LsraTest, ABlockStartsWithItsSeedPredecessorsRegisters) {
   EXPECT_THAT(with.resolve.printed, ::testing::Not(HasSubstr("block4 -> block6: ")));
 }
 
+TEST(LsraTest, ABranchConditionUnderPressureIsReadFromARegister) {
+  // Generated function 30106 (150 instructions, 20% i8, ARMv7): the condition of
+  // a br is spilled between its cmp and the br. A branch's arguments may stay on
+  // the stack (the edge's parallel copy reads them); its condition is reloaded.
+  GeneratorOptions g;
+  g.num_insts = 150;
+  g.byte_percent = 20;
+  g.legalize = false;
+  const Target& t = T("armv7");
+  LsraRun run = Allocate(PrintFunction(Generate(30106, g, t).value(), t), t);
+  EXPECT_THAT(run.printed, HasSubstr("br v29[%"));
+}
+
 TEST(LsraTest, AnEvictedValueLeavesItsRegisterBeforeALoopItDoesNotUse) {
   // v2 lives across a loop that needs every register (30 loads summed) and is
   // used only after it. Evicted in the middle of the loop, it would be in a

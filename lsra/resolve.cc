@@ -149,7 +149,10 @@ absl::Status Resolver::ResolveBlock(Block b) {
           break;
         case ConstraintKind::kReg:
         case ConstraintKind::kReuse:
-          if (!IsBranch(f_.inst(i).opcode) && !l.IsReg()) {
+          // Branch arguments may be anywhere (the edge's parallel copy reads them);
+          // a br's condition may not.
+          if ((!IsBranch(f_.inst(i).opcode) || (f_.inst(i).opcode == Opcode::kBr && &op == &ops[0])) &&
+              !l.IsReg()) {
             return Bug(b, i, absl::StrCat("v", v.index(), " needs a register, is in ", PrintLocation(l, t_)));
           }
           break;
