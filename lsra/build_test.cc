@@ -49,7 +49,7 @@ TEST(LsraBuildTest, TheLoopReadsLikeRyuJitsDump) {
   v6 (gpr32, weight 21, hint %eax): [18, 37) refs def@18:reuse use@32:any use@36:fixed%eax
   v7 (gpr32, weight 20): [22, 25) refs def@22:reg use@24:any
   v8 (gpr32, weight 30): [26, 33) refs def@26:reuse use@28:reg use@32:any
-  v9 (gpr32, weight 20): [30, 33) refs def@30:reg use@32:any
+  v9 (gpr32, weight 20): [30, 33) refs def@30:reg use@32:reg
   %eax: use@36
   %esi: def@3
   %edi: def@3
