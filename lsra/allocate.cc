@@ -281,9 +281,8 @@ class Allocator {
   // scan has just passed its end, so those pieces are placed for good).
   void RecordSeedEnd(Block s);
   size_t next_block_ = 0;  // the first block in order not yet seeded
-  // Per block, its live-in values' registers at the end of its seed (invalid
-  // for the stack), at live_in_at_[block]; the blocks each block seeds.
-  std::vector<uint32_t> live_in_at_;
+  // Per live-in (LsraBuild::LiveInStart), its register at the end of its
+  // block's seed (invalid for the stack); the blocks each block seeds.
   std::vector<PReg> seed_reg_;
   CompressedRows<Block> seeded_by_;
   std::vector<Block> seeded_items_;
@@ -730,7 +729,7 @@ void Allocator::RecordSeedEnd(Block s) {
     absl::Span<const Value> in = b_.LiveIn(b);
     for (size_t k = 0; k < in.size(); ++k) {
       uint32_t c = PieceAt(in[k], end);
-      seed_reg_[live_in_at_[b.index()] + k] = c != kNever && ch_[c].loc.IsReg() ? ch_[c].loc.reg() : PReg();
+      seed_reg_[b_.LiveInStart(b) + k] = c != kNever && ch_[c].loc.IsReg() ? ch_[c].loc.reg() : PReg();
     }
   }
 }
@@ -749,7 +748,7 @@ bool Allocator::SeedBlock(Block b) {
   absl::Span<const Value> in = b_.LiveIn(b);
   for (size_t k = 0; k < in.size(); ++k) {
     Value v = in[k];
-    PReg r = seed_reg_[live_in_at_[b.index()] + k];
+    PReg r = seed_reg_[b_.LiveInStart(b) + k];
     if (!r.IsValid()) continue;
     uint32_t c = PieceAt(v, p);
     if (c == kNever) continue;
@@ -765,16 +764,9 @@ bool Allocator::SeedBlock(Block b) {
     value_stamp_[v.index()] = seed_stamp_;
   }
   if (reseed_.empty()) return false;
-  // Registers held at p by pieces that stay where they are.
-  auto hold = [&](uint32_t a) {
-    const LsraChild& x = ch_[a];
-    if (value_stamp_[x.value.index()] == seed_stamp_ || x.from > p || x.to <= p || !b_.Covers(x.value, p)) return;
-    for (PReg r : t_.Aliases(x.loc.reg())) reg_stamp_[r.index()] = seed_stamp_;
-  };
-  for (uint32_t a : active_) hold(a);
-  for (uint32_t a : inactive_) hold(a);
-  // The register must stay free over the value's current range: a piece of
-  // another value that resumes in it there would split the new piece again.
+  // The register must be free of pieces that stay where they are, at p and over
+  // the value's current range: a piece of another value that resumes in it
+  // there would split the new piece again.
   auto free_over_range = [&](const Reseed& m) {
     const LsraChild& c = ch_[m.piece];
     absl::Span<const LsraRange> rs = RangesFrom(c.value, p);
@@ -827,9 +819,7 @@ absl::Status Allocator::Run(LsraAllocStats& stats) {
   next_block_ = 0;
   if (options_.seed_blocks) {
     const int nb = f_.num_blocks();
-    live_in_at_.assign(nb + 1, 0);
-    for (int b = 0; b < nb; ++b) live_in_at_[b + 1] = live_in_at_[b] + static_cast<uint32_t>(b_.LiveIn(Block(b)).size());
-    seed_reg_.assign(live_in_at_[nb], PReg());
+    seed_reg_.assign(b_.NumLiveIns(), PReg());
     seeded_items_.clear();
     for (Block b : b_.order()) {
       if (b_.seed(b).IsValid()) seeded_items_.push_back(b);

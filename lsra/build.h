@@ -147,6 +147,10 @@ class LsraBuild {
   const std::vector<Edge>& critical_edges() const { return critical_; }
   // The values live into block `b` (its parameters are not: they are defined there).
   absl::Span<const Value> LiveIn(Block b) const { return live_in_.Row(b.index()); }
+  // Live-ins of all blocks numbered densely, block after block: LiveIn(b)[k] is
+  // number LiveInStart(b) + k of NumLiveIns(), for arrays kept per live-in.
+  size_t LiveInStart(Block b) const { return live_in_.RowStart(b.index()); }
+  size_t NumLiveIns() const { return live_in_.all().size(); }
 
   // Intervals, one per value with a range (dense by value id: HasInterval tells).
   bool HasInterval(Value v) const { return v.index() < has_.size() && has_[v.index()]; }
