@@ -80,13 +80,17 @@ absl::StatusOr<std::vector<CopyStep>> SequentializeParallelCopy(absl::Span<const
     if (options.use_swap && m.src.IsReg() && m.dst.IsReg()) {
       size_t partner = pending.size();
       int readers = 0;
+      // The others reading m.src follow its value to m.dst; one reading only
+      // part of it would find a mix, so then no exchange.
+      bool src_whole = true;
       for (size_t n = 1; n < pending.size(); ++n) {
         if (LocationsOverlap(pending[n].src, m.dst, target)) {
           ++readers;
           if (pending[n].src == m.dst) partner = n;
         }
+        if (pending[n].src != m.src && LocationsOverlap(pending[n].src, m.src, target)) src_whole = false;
       }
-      if (readers == 1 && partner < pending.size() &&
+      if (readers == 1 && partner < pending.size() && src_whole &&
           target.Units(m.dst.reg()).Count() == target.Units(m.src.reg()).Count()) {
         // Exchange: m is done; the value that was in m.dst is now in m.src. When
         // the partner writes m.src (a 2-cycle), it is done too.
@@ -108,7 +112,11 @@ absl::StatusOr<std::vector<CopyStep>> SequentializeParallelCopy(absl::Span<const
         if (partner_done) pending.erase(pending.begin() + partner);
         pending.erase(pending.begin());
         for (CopyMove& n : pending) {
-          if (n.src == taken) n.src = freed;
+          if (n.src == taken) {
+            n.src = freed;
+          } else if (n.src == freed) {
+            n.src = taken;
+          }
         }
         // A move now reading and writing the same place is done (up to renaming).
         for (size_t n = 0; n < pending.size();) {
