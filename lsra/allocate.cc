@@ -268,10 +268,6 @@ class Allocator {
     auto it = std::upper_bound(order.begin(), order.end(), p, [&](uint32_t q, Block b) { return q < b_.BlockFrom(b); });
     return it == order.begin() ? Block() : *std::prev(it);
   }
-  uint32_t BlockEndAt(uint32_t p) const {
-    Block b = BlockAt(p);
-    return b.IsValid() ? b_.BlockTo(b) : p;
-  }
   absl::Status AllocateOne(uint32_t id, uint32_t pos);
   // RyuJIT's block-start locations (LsraOptions::seed_blocks) for block `b`,
   // before any piece starting at or after its start is allocated; true when it
@@ -296,9 +292,9 @@ class Allocator {
   std::vector<Reseed> reseed_;
   void SecondChance(LsraAllocStats& stats);
   bool TryOverlap(uint32_t id, uint32_t pos);
-  // The Early position of the first instruction in [from, to) whose def takes
-  // `v`'s register in place (a Reuse def whose source is v), or kNever - 1.
-  uint32_t WrittenInPlace(Value v, uint32_t from, uint32_t to) const;
+  // Is there an instruction in [from, to) whose def takes `v`'s register in
+  // place (a Reuse def whose source is v) while `other` lives on past it?
+  bool WrittenInPlaceWhileLive(Value v, Value other, uint32_t from, uint32_t to) const;
   int overlapped_ = 0;
   bool TryAllocateFreeReg(uint32_t id, uint32_t pos, std::optional<PReg> forced);
   // RyuJIT's selection among the registers of `order` free at `pos` (by
@@ -590,7 +586,7 @@ std::optional<PReg> Allocator::PreferredRegister(uint32_t id, uint32_t pos) cons
   return std::nullopt;
 }
 
-uint32_t Allocator::WrittenInPlace(Value v, uint32_t from, uint32_t to) const {
+bool Allocator::WrittenInPlaceWhileLive(Value v, Value other, uint32_t from, uint32_t to) const {
   absl::Span<const RefPosition> refs = b_.Refs(v);
   auto it = std::lower_bound(refs.begin(), refs.end(), from, [](const RefPosition& r, uint32_t q) { return r.pos < q; });
   for (; it != refs.end() && it->pos < to; ++it) {
@@ -598,10 +594,10 @@ uint32_t Allocator::WrittenInPlace(Value v, uint32_t from, uint32_t to) const {
     for (const Operand& op : f_.operands(it->inst)) {
       if (!op.IsDef() || op.constraint() != ConstraintKind::kReuse) continue;
       const Operand* src = f_.UseOperand(it->inst, op.reuse_index());
-      if (src != nullptr && src->value() == v) return b_.Pos(it->inst, kLsraEarly);
+      if (src != nullptr && src->value() == v && b_.Covers(other, b_.Pos(it->inst, kLsraClobber))) return true;
     }
   }
-  return kNever - 1;
+  return false;
 }
 
 bool Allocator::TryOverlap(uint32_t id, uint32_t pos) {
@@ -631,14 +627,15 @@ bool Allocator::TryOverlap(uint32_t id, uint32_t pos) {
   for (uint32_t a : inactive_) {
     if (t_.RegsAlias(ch_[a].loc.reg(), r) && NextIntersection(ch_[a], c, pos) != kNever) return false;
   }
-  // They share the register until either ends, within the copy's block: a move
-  // into the register at a block start (an edge from elsewhere) would have to
-  // write both values, which a parallel copy cannot.
+  // They share the register until either ends, across blocks too: an edge
+  // that brings both into it moves only the copy, whose location holds the
+  // source as well (lsra_resolve).
   uint32_t shared_end = std::min(end, End(ch_[s]));
-  if (shared_end > BlockEndAt(pos)) return false;
-  // A two-address def overwriting one of them must come where the other is dead.
-  if (WrittenInPlace(c.value, pos, shared_end) + 1 < End(ch_[s]) ||
-      WrittenInPlace(src->value(), pos, shared_end) + 1 < end) {
+  // A two-address def overwriting one of them must come where the other is
+  // dead (not merely later in the order: in another branch, the other may
+  // still be live in the register).
+  if (WrittenInPlaceWhileLive(c.value, src->value(), pos, shared_end) ||
+      WrittenInPlaceWhileLive(src->value(), c.value, pos, shared_end)) {
     return false;
   }
   ch_[id].loc = Location::Reg(r);

@@ -44,6 +44,26 @@ class Resolver {
     moves.push_back(CopyMove{src, dst, v, dst_value, type});
   }
   absl::Status Emit(const std::vector<CopyMove>& moves, std::vector<Inst>& out, int& counter);
+  // Does `w` share `v`'s register as its copy (Subzero's overlap)? Then w's
+  // every location holds v too: the copy wrote both, and moves keep both.
+  bool CopyOf(Value w, Value v) const {
+    absl::Span<const RefPosition> refs = b_.Refs(w);
+    if (refs.empty() || refs.front().kind != RefKind::kDef || !refs.front().inst.IsValid()) return false;
+    Inst i = refs.front().inst;
+    const Operand* src = f_.UseOperand(i, 0);
+    return f_.inst(i).opcode == Opcode::kCopy && src != nullptr && src->value() == v;
+  }
+  // The values live into `e.to` to move there, into edge_values_: where two of
+  // them start in one register (a copy and its source), only the copy, whose
+  // location holds both.
+  absl::Status EdgeValues(const Edge& e, absl::Span<const Value> live_in, uint32_t start);
+  std::vector<Value> edge_values_;
+  struct RegOwner {
+    uint32_t stamp = 0;
+    uint32_t index = 0;  // in edge_values_
+  };
+  std::vector<RegOwner> reg_owner_;
+  uint32_t edge_stamp_ = 0;
   absl::Status ResolveBlock(Block b);
 
   const Target& t_;
@@ -65,6 +85,33 @@ absl::Status Resolver::Emit(const std::vector<CopyMove>& moves, std::vector<Inst
   counter += e.moves;
   stats_.stack_temps += e.stack_temps;
   used_ |= e.regs;
+  return absl::OkStatus();
+}
+
+absl::Status Resolver::EdgeValues(const Edge& e, absl::Span<const Value> live_in, uint32_t start) {
+  edge_values_.clear();
+  if (reg_owner_.empty()) reg_owner_.resize(t_.num_regs());
+  ++edge_stamp_;
+  for (Value v : live_in) {
+    Location dst = At(v, start);
+    if (dst.IsReg()) {
+      RegOwner& o = reg_owner_[dst.reg().index()];
+      if (o.stamp == edge_stamp_) {
+        Value& other = edge_values_[o.index];
+        if (CopyOf(v, other)) {
+          other = v;
+        } else if (!CopyOf(other, v)) {
+          return absl::InternalError(absl::StrCat("function %", f_.name(), ", edge block", e.from.index(), " -> block",
+                                                  e.to.index(), ": v", other.index(), " and v", v.index(),
+                                                  " both start in %", t_.RegName(dst.reg()),
+                                                  " (an lsra_allocate bug)"));
+        }
+        continue;
+      }
+      o = RegOwner{edge_stamp_, static_cast<uint32_t>(edge_values_.size())};
+    }
+    edge_values_.push_back(v);
+  }
   return absl::OkStatus();
 }
 
@@ -218,9 +265,8 @@ absl::StatusOr<LsraResolveStats> Resolver::Run() {
     for (const Edge& e : cfg.succs(b)) {
       EdgeCopy ec{e, {}};
       uint32_t end = b_.BlockTo(e.from) - 1, start = b_.BlockFrom(e.to);
-      for (Value v : sets.LiveIn(e.to)) {
-        Add(ec.moves, At(v, end), At(v, start), v, Value(), f_.value_type(v));
-      }
+      RA_RETURN_IF_ERROR(EdgeValues(e, sets.LiveIn(e.to), start));
+      for (Value v : edge_values_) Add(ec.moves, At(v, end), At(v, start), v, Value(), f_.value_type(v));
       edges.push_back(std::move(ec));
     }
   }
