@@ -43,13 +43,17 @@ class CompressedRows {
     for (const T& item : items) ++start_[key(item) + 1];
     for (size_t i = 1; i < start_.size(); ++i) start_[i] += start_[i - 1];
     items_.resize(items.size());
-    std::vector<uint32_t> fill(start_.begin(), start_.end() - 1);
-    for (const T& item : items) items_[fill[key(item)]++] = item;
+    fill_.assign(start_.begin(), start_.end() - 1);
+    for (const T& item : items) items_[fill_[key(item)]++] = item;
   }
 
   size_t num_rows() const { return start_.empty() ? 0 : start_.size() - 1; }
   absl::Span<const T> Row(size_t row) const {
     return absl::MakeConstSpan(items_.data() + start_[row], start_[row + 1] - start_[row]);
+  }
+  // A row's items, to reorder in place.
+  absl::Span<T> MutableRow(size_t row) {
+    return absl::MakeSpan(items_.data() + start_[row], start_[row + 1] - start_[row]);
   }
   // Where `row` starts in all(): per-item arrays beside the rows index by it.
   size_t RowStart(size_t row) const { return start_[row]; }
@@ -59,6 +63,7 @@ class CompressedRows {
  private:
   std::vector<T> items_;
   std::vector<uint32_t> start_;
+  std::vector<uint32_t> fill_;  // Build's cursors, kept for the next Build
 };
 
 }  // namespace regalloc

@@ -34,35 +34,66 @@ RefNeed NeedOf(const Operand& op) {
   return RefNeed::kRegister;
 }
 
+// Sorts `xs` by `less`, stably, in linear time when each item is only a few
+// places from where it belongs (insertion sort); past a budget of shifts, by
+// std::stable_sort.
+template <typename T, typename Less>
+void SortNearlySorted(absl::Span<T> xs, Less less) {
+  size_t budget = 8 * xs.size() + 64;
+  for (size_t i = 1; i < xs.size(); ++i) {
+    if (!less(xs[i], xs[i - 1])) continue;
+    T x = xs[i];
+    size_t j = i;
+    while (j > 0 && less(x, xs[j - 1])) {
+      xs[j] = xs[j - 1];
+      --j;
+      if (--budget == 0) {
+        xs[j] = x;
+        std::stable_sort(xs.begin(), xs.end(), less);
+        return;
+      }
+    }
+    xs[j] = x;
+  }
+}
+
 }  // namespace
 
 absl::Status LsraBuild::InsertReuseCopies(Function& func, const LiveSets& sets, LsraBuildStats& stats) {
   // Per block: the index of each value's last use, stamped by block.
-  std::vector<int>& last_use = scratch_.last_use;
-  std::vector<uint32_t>& stamp = scratch_.stamp;
-  std::vector<uint32_t>& out_stamp = scratch_.out_stamp;
-  last_use.assign(func.num_values(), -1);
-  stamp.assign(func.num_values(), 0);
-  out_stamp.assign(func.num_values(), 0);
+  std::vector<CopyScratch>& info = scratch_.copy;
+  info.assign(func.num_values(), CopyScratch());
   uint32_t now = 0;
   std::vector<Operand>& ops = scratch_.ops;
+  std::vector<Inst>& out = scratch_.insts;
   for (Block b : func.layout()) {
     ++now;
-    for (Value v : sets.LiveOut(b)) out_stamp[v.index()] = now;
+    for (Value v : sets.LiveOut(b)) info[v.index()].out_stamp = now;
     std::vector<Inst>& insts = func.block(b).insts;
+    bool any_reuse = false;
     for (size_t k = 0; k < insts.size(); ++k) {
       for (const Operand& op : func.operands(insts[k])) {
-        if (!op.IsUse()) continue;
-        stamp[op.value().index()] = now;
-        last_use[op.value().index()] = static_cast<int>(k);
+        if (!op.IsUse()) {
+          any_reuse |= op.constraint() == ConstraintKind::kReuse;
+          continue;
+        }
+        CopyScratch& x = info[op.value().index()];
+        x.stamp = now;
+        x.last_use = static_cast<int>(k);
       }
     }
-    std::vector<Inst> out;
-    out.reserve(insts.size());
+    if (!any_reuse) continue;
+    out.clear();
     for (size_t k = 0; k < insts.size(); ++k) {
       Inst i = insts[k];
       bool changed = false;
-      ops.assign(func.operands(i).begin(), func.operands(i).end());
+      absl::Span<const Operand> span = func.operands(i);
+      if (std::none_of(span.begin(), span.end(),
+                       [](const Operand& op) { return op.IsDef() && op.constraint() == ConstraintKind::kReuse; })) {
+        out.push_back(i);
+        continue;
+      }
+      ops.assign(span.begin(), span.end());
       // Over the local copy: NewInst below grows the operand pool under any span.
       for (size_t di = 0; di < ops.size(); ++di) {
         const Operand def = ops[di];
@@ -77,8 +108,8 @@ absl::Status LsraBuild::InsertReuseCopies(Function& func, const LiveSets& sets, 
                                                          def.reuse_index(), ", which does not exist"));
         }
         auto needed_after = [&](Value v, int except) {
-          bool needed = out_stamp[v.index()] == now ||
-                        (stamp[v.index()] == now && last_use[v.index()] > static_cast<int>(k));
+          const CopyScratch& x = info[v.index()];
+          bool needed = x.out_stamp == now || (x.stamp == now && x.last_use > static_cast<int>(k));
           for (size_t x = 0; x < ops.size() && !needed; ++x) {
             needed = static_cast<int>(x) != except && ops[x].IsUse() && ops[x].value() == v;
           }
@@ -110,7 +141,8 @@ absl::Status LsraBuild::InsertReuseCopies(Function& func, const LiveSets& sets, 
       if (changed) func.SetOperands(i, ops);
       out.push_back(i);
     }
-    insts = std::move(out);
+    // The block takes the new list; its old buffer is the next block's scratch.
+    insts.swap(out);
   }
   return absl::OkStatus();
 }
@@ -158,8 +190,14 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
   if (func.IsAllocated()) {
     return absl::FailedPreconditionError(absl::StrCat("function %", func.name(), ": lsra_build needs SSA form"));
   }
+  // Per type: has the target a class for it? (-1: not asked yet.)
+  int8_t has_class[kNumTypes];
+  std::fill(std::begin(has_class), std::end(has_class), -1);
   for (int v = 0; v < func.num_values(); ++v) {
-    if (func.ValueExists(Value(v)) && !target.ClassFor(func.value_type(Value(v))).has_value()) {
+    if (!func.ValueExists(Value(v))) continue;
+    int8_t& ok = has_class[static_cast<int>(func.value_type(Value(v)))];
+    if (ok < 0) ok = target.ClassFor(func.value_type(Value(v))).has_value();
+    if (!ok) {
       return absl::InvalidArgumentError(absl::StrCat("function %", func.name(), ": v", v, " has type ",
                                                      TypeName(func.value_type(Value(v))), ", for which ",
                                                      target.name(), " has no registers"));
@@ -208,17 +246,9 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
   all_reg_refs_.clear();
   all_blocked_.clear();
   clobbers_.clear();
-  std::vector<uint32_t>& from = scratch_.from;
-  std::vector<uint32_t>& last = scratch_.last;
-  std::vector<uint32_t>& seen = scratch_.seen;
-  std::vector<uint32_t>& out = scratch_.out;
-  std::vector<int64_t>& last_piece = scratch_.last_piece;
+  std::vector<RangeScratch>& info = scratch_.range;
   std::vector<Value>& touched = scratch_.touched;
-  from.assign(nv, 0);
-  last.assign(nv, 0);
-  seen.assign(nv, 0);
-  out.assign(nv, 0);
-  last_piece.assign(nv, -1);
+  info.assign(nv, RangeScratch());
   touched.clear();
   uint32_t now = 0;
   auto block_reg = [&](PReg r, LsraRange range) {
@@ -242,14 +272,16 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
     touched.clear();
     uint32_t bf = block_from_[b.index()], bt = block_to_[b.index()];
     uint8_t depth = static_cast<uint8_t>(std::min(loops.depth(b), 255));
-    auto touch = [&](Value v, uint32_t start) {
-      if (seen[v.index()] == now) return;
-      seen[v.index()] = now;
-      from[v.index()] = start;
-      last[v.index()] = start;
+    auto touch = [&](Value v, uint32_t start) -> RangeScratch& {
+      RangeScratch& x = info[v.index()];
+      if (x.seen == now) return x;
+      x.seen = now;
+      x.from = start;
+      x.last = start;
       touched.push_back(v);
+      return x;
     };
-    for (Value v : sets.LiveOut(b)) out[v.index()] = now;
+    for (Value v : sets.LiveOut(b)) info[v.index()].out = now;
     for (Value v : sets.LiveIn(b)) touch(v, bf);
     const std::vector<Operand>& params = func.block(b).params;
     for (size_t p = 0; p < params.size(); ++p) {
@@ -287,9 +319,8 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
         ref.need = branch && o >= first_arg ? RefNeed::kAny : NeedOf(op);
         if (op.IsUse()) {
           ref.kind = RefKind::kUse;
-          Value v = op.value();
-          touch(v, bf);
-          last[v.index()] = std::max(last[v.index()], pos);
+          RangeScratch& x = touch(op.value(), bf);
+          x.last = std::max(x.last, pos);
           if (ref.need == RefNeed::kFixed) {
             ref.reg = op.fixed_reg();
             uint32_t end = op.position() == Position::kEarly ? base + 1 : base + 3;
@@ -317,24 +348,27 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
     // A value live through consecutive blocks extends its last piece: pieces
     // stay about as many as the final ranges, not blocks × live values.
     for (Value v : touched) {
-      uint32_t to = out[v.index()] == now ? bt : last[v.index()] + 1;
-      int64_t& lp = last_piece[v.index()];
-      if (lp >= 0 && pieces_[lp].range.to == from[v.index()]) {
-        pieces_[lp].range.to = to;
+      RangeScratch& x = info[v.index()];
+      uint32_t to = x.out == now ? bt : x.last + 1;
+      if (x.open.to == x.from && x.open.from < x.open.to) {
+        x.open.to = to;
       } else {
-        lp = static_cast<int64_t>(pieces_.size());
-        pieces_.push_back(ValueRange{v, LsraRange{from[v.index()], to}});
+        if (x.open.from < x.open.to) pieces_.push_back(ValueRange{v, x.open});
+        x.open = LsraRange{x.from, to};
       }
     }
+  }
+  for (int v = 0; v < nv; ++v) {
+    if (info[v].open.from < info[v].open.to) pieces_.push_back(ValueRange{Value(v), info[v].open});
   }
 
   // Group by value (block order keeps each row sorted) and merge adjacent pieces.
   {
-    CompressedRows<ValueRange> by_value;
+    CompressedRows<ValueRange>& by_value = scratch_.pieces_by_value;
     by_value.Build(nv, pieces_, [](const ValueRange& r) { return r.value.index(); });
     ranges_.Clear();
     ranges_.Reserve(nv, pieces_.size());
-    std::vector<LsraRange> merged;
+    std::vector<LsraRange>& merged = scratch_.merged;
     for (int v = 0; v < nv; ++v) {
       merged.clear();
       for (const ValueRange& r : by_value.Row(v)) {
@@ -348,20 +382,25 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
     }
   }
   refs_.Build(nv, all_refs_, [](const RefPosition& r) { return r.value.index(); });
+  // Per register, by position. The walk above produced both lists in position
+  // order up to swaps within an instruction, so grouping by register (a stable
+  // counting sort) and then a nearly-sorted sort of each row is linear.
   int nr = target.num_regs();
-  std::stable_sort(all_reg_refs_.begin(), all_reg_refs_.end(),
-                   [](const RefPosition& a, const RefPosition& b) { return a.pos < b.pos; });
   reg_refs_.Build(nr, all_reg_refs_, [](const RefPosition& r) { return r.reg.index(); });
-  std::stable_sort(all_blocked_.begin(), all_blocked_.end(),
-                   [](const auto& a, const auto& b) { return a.second.from < b.second.from; });
+  for (int r = 0; r < nr; ++r) {
+    SortNearlySorted(reg_refs_.MutableRow(r), [](const RefPosition& a, const RefPosition& b) { return a.pos < b.pos; });
+  }
   {
-    CompressedRows<std::pair<PReg, LsraRange>> by_reg;
+    CompressedRows<std::pair<PReg, LsraRange>>& by_reg = scratch_.blocked_by_reg;
     by_reg.Build(nr, all_blocked_, [](const std::pair<PReg, LsraRange>& x) { return x.first.index(); });
     blocked_.Clear();
-    std::vector<LsraRange> merged;
+    blocked_.Reserve(nr, all_blocked_.size());
+    std::vector<LsraRange>& merged = scratch_.merged;
     for (int r = 0; r < nr; ++r) {
+      absl::Span<std::pair<PReg, LsraRange>> row = by_reg.MutableRow(r);
+      SortNearlySorted(row, [](const auto& a, const auto& b) { return a.second.from < b.second.from; });
       merged.clear();
-      for (const auto& [reg, range] : by_reg.Row(r)) {
+      for (const auto& [reg, range] : row) {
         if (!merged.empty() && merged.back().to >= range.from) {
           merged.back().to = std::max(merged.back().to, range.to);
         } else {

@@ -195,12 +195,29 @@ class LsraBuild {
     LsraRange range;
   };
   std::vector<ValueRange> pieces_;
+  // Per value, what the block walks need of it, together (one cache line for
+  // the random accesses by value id, not one per array).
+  struct CopyScratch {
+    uint32_t stamp = 0;      // block stamp of its last use here
+    uint32_t out_stamp = 0;  // block stamp when live out
+    int last_use = -1;       // index of that last use in the block
+  };
+  struct RangeScratch {
+    uint32_t seen = 0;  // block stamp when touched
+    uint32_t out = 0;   // block stamp when live out
+    uint32_t from = 0;  // the block piece's start
+    uint32_t last = 0;  // its last reference
+    LsraRange open;     // the latest piece, not in pieces_ yet (empty: none)
+  };
   struct Scratch {
-    std::vector<int> last_use;
-    std::vector<uint32_t> stamp, out_stamp, from, last, seen, out;
-    std::vector<int64_t> last_piece;
+    std::vector<CopyScratch> copy;
+    std::vector<RangeScratch> range;
     std::vector<Value> touched;
     std::vector<Operand> ops;
+    std::vector<Inst> insts;
+    std::vector<LsraRange> merged;
+    CompressedRows<ValueRange> pieces_by_value;
+    CompressedRows<std::pair<PReg, LsraRange>> blocked_by_reg;
   } scratch_;
   std::vector<RefPosition> all_refs_, all_reg_refs_;
   std::vector<std::pair<PReg, LsraRange>> all_blocked_;
