@@ -1,9 +1,13 @@
+#include <algorithm>
+#include <random>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "base/bitset.h"
 #include "base/compressed_rows.h"
 #include "base/id.h"
+#include "base/nearly_sorted.h"
 #include "base/status_macros.h"
 #include "gtest/gtest.h"
 
@@ -61,6 +65,29 @@ TEST(CompressedRowsTest, GroupsByKeyKeepingOrder) {
 
 struct ATag {};
 struct BTag {};
+// Sorts (key, serial) pairs by key both ways and compares: the order must be
+// stable's, whether the input is nearly sorted or shuffled (the budget's
+// fallback).
+void ExpectSortedLikeStableSort(std::vector<std::pair<int, int>> xs) {
+  std::vector<std::pair<int, int>> want = xs;
+  auto by_key = [](const std::pair<int, int>& a, const std::pair<int, int>& b) { return a.first < b.first; };
+  std::stable_sort(want.begin(), want.end(), by_key);
+  SortNearlySorted(absl::MakeSpan(xs), by_key);
+  EXPECT_EQ(xs, want);
+}
+
+TEST(SortNearlySortedTest, StableOnNearlySortedAndShuffledInput) {
+  std::mt19937 rng(7);
+  std::vector<std::pair<int, int>> xs;
+  for (int i = 0; i < 5000; ++i) xs.push_back({i / 3 + static_cast<int>(rng() % 4), i});  // a few places off, with ties
+  ExpectSortedLikeStableSort(xs);
+  std::shuffle(xs.begin(), xs.end(), rng);
+  ExpectSortedLikeStableSort(xs);
+  std::reverse(xs.begin(), xs.end());
+  ExpectSortedLikeStableSort(xs);
+  ExpectSortedLikeStableSort({});
+}
+
 TEST(IdTest, DefaultIsInvalidAndIdsCompare) {
   Id<ATag> none;
   EXPECT_FALSE(none.IsValid());

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/nearly_sorted.h"
 #include "base/status_macros.h"
 #include "ssa/printer.h"
 
@@ -32,29 +33,6 @@ RefNeed NeedOf(const Operand& op) {
     case ConstraintKind::kReuse: return RefNeed::kReuse;
   }
   return RefNeed::kRegister;
-}
-
-// Sorts `xs` by `less`, stably, in linear time when each item is only a few
-// places from where it belongs (insertion sort); past a budget of shifts, by
-// std::stable_sort.
-template <typename T, typename Less>
-void SortNearlySorted(absl::Span<T> xs, Less less) {
-  size_t budget = 8 * xs.size() + 64;
-  for (size_t i = 1; i < xs.size(); ++i) {
-    if (!less(xs[i], xs[i - 1])) continue;
-    T x = xs[i];
-    size_t j = i;
-    while (j > 0 && less(x, xs[j - 1])) {
-      xs[j] = xs[j - 1];
-      --j;
-      if (--budget == 0) {
-        xs[j] = x;
-        std::stable_sort(xs.begin(), xs.end(), less);
-        return;
-      }
-    }
-    xs[j] = x;
-  }
 }
 
 }  // namespace
