@@ -56,6 +56,17 @@ class Allocator {
   }
 
   absl::Status Run(LsraAllocStats& stats);
+  // Every value's pieces in position order (its chain of splits), row by value.
+  void CollectPieces(CompressedRows<LsraChild>& out) const {
+    out.Clear();
+    out.Reserve(b_.num_values(), ch_.size());
+    std::vector<LsraChild> row;
+    for (int v = 0; v < b_.num_values(); ++v) {
+      row.clear();
+      for (uint32_t c = first_piece_[v]; c != kNever; c = next_piece_[c]) row.push_back(ch_[c]);
+      out.AppendRow(row);
+    }
+  }
 
  private:
   absl::Span<const LsraRange> RangesOf(const LsraChild& c) const { return b_.Ranges(c.value); }
@@ -938,11 +949,7 @@ absl::StatusOr<LsraAllocStats> LsraAllocation::Run(const Target& target, Functio
   Allocator a(target, func, build, options, children_, slots_);
   absl::Status s = a.Run(stats);
   if (!s.ok()) return s;
-  std::vector<LsraChild> sorted = children_;
-  std::sort(sorted.begin(), sorted.end(), [](const LsraChild& x, const LsraChild& y) {
-    return x.value != y.value ? x.value.index() < y.value.index() : x.from < y.from;
-  });
-  pieces_.Build(build.num_values(), sorted, [](const LsraChild& c) { return c.value.index(); });
+  a.CollectPieces(pieces_);
   return stats;
 }
 
