@@ -55,8 +55,6 @@ class CompressedRows {
   absl::Span<T> MutableRow(size_t row) {
     return absl::MakeSpan(items_.data() + start_[row], start_[row + 1] - start_[row]);
   }
-  // Where `row` starts in all(): per-item arrays beside the rows index by it.
-  size_t RowStart(size_t row) const { return start_[row]; }
   // Every item, row after row.
   absl::Span<const T> all() const { return items_; }
 

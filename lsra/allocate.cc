@@ -288,9 +288,16 @@ class Allocator {
   // scan has just passed its end, so those pieces are placed for good).
   void RecordSeedEnd(Block s);
   size_t next_block_ = 0;  // the first block in order not yet seeded
-  // Per live-in (LsraBuild::LiveInStart), its register at the end of its
-  // block's seed (invalid for the stack); the blocks each block seeds.
-  std::vector<PReg> seed_reg_;
+  // Per block that seeds others, the values in registers at its end, by value
+  // (seed_end_[seed_end_from_[s] .. seed_end_to_[s])): at most a register's
+  // worth each, where a list per live-in value would cost blocks × live values.
+  // And the blocks each block seeds.
+  struct SeedEnd {
+    Value value;
+    PReg reg;
+  };
+  std::vector<SeedEnd> seed_end_;
+  std::vector<uint32_t> seed_end_from_, seed_end_to_;
   CompressedRows<Block> seeded_by_;
   std::vector<Block> seeded_items_;
   int seeded_ = 0;
@@ -732,14 +739,22 @@ void Allocator::SecondChance(LsraAllocStats& stats) {
 }
 
 void Allocator::RecordSeedEnd(Block s) {
+  if (seeded_by_.Row(s.index()).empty()) return;
+  // The values in registers at s's end are those of the pieces in registers
+  // that cover it: all on the active and inactive lists (the scan has not yet
+  // dropped what ended since its last position, which is before the end).
   const uint32_t end = b_.BlockTo(s) - 1;
-  for (Block b : seeded_by_.Row(s.index())) {
-    absl::Span<const Value> in = b_.LiveIn(b);
-    for (size_t k = 0; k < in.size(); ++k) {
-      uint32_t c = PieceAt(in[k], end);
-      seed_reg_[b_.LiveInStart(b) + k] = c != kNever && ch_[c].loc.IsReg() ? ch_[c].loc.reg() : PReg();
+  size_t from = seed_end_.size();
+  for (const std::vector<uint32_t>* list : {&active_, &inactive_}) {
+    for (uint32_t a : *list) {
+      const LsraChild& c = ch_[a];
+      if (c.loc.IsReg() && c.from <= end && end < c.to) seed_end_.push_back({c.value, c.loc.reg()});
     }
   }
+  std::sort(seed_end_.begin() + from, seed_end_.end(),
+            [](const SeedEnd& x, const SeedEnd& y) { return x.value.index() < y.value.index(); });
+  seed_end_from_[s.index()] = static_cast<uint32_t>(from);
+  seed_end_to_[s.index()] = static_cast<uint32_t>(seed_end_.size());
 }
 
 bool Allocator::SeedBlock(Block b) {
@@ -754,10 +769,9 @@ bool Allocator::SeedBlock(Block b) {
   // The live-in values not where the seed left them.
   reseed_.clear();
   absl::Span<const Value> in = b_.LiveIn(b);
-  for (size_t k = 0; k < in.size(); ++k) {
-    Value v = in[k];
-    PReg r = seed_reg_[b_.LiveInStart(b) + k];
-    if (!r.IsValid()) continue;
+  for (uint32_t k = seed_end_from_[seed.index()]; k < seed_end_to_[seed.index()]; ++k) {
+    auto [v, r] = seed_end_[k];
+    if (!std::binary_search(in.begin(), in.end(), v)) continue;
     uint32_t c = PieceAt(v, p);
     if (c == kNever) continue;
     if (ch_[c].loc.IsNone()) {
@@ -827,7 +841,9 @@ absl::Status Allocator::Run(LsraAllocStats& stats) {
   next_block_ = 0;
   if (options_.seed_blocks) {
     const int nb = f_.num_blocks();
-    seed_reg_.assign(b_.NumLiveIns(), PReg());
+    seed_end_.clear();
+    seed_end_from_.assign(nb, 0);
+    seed_end_to_.assign(nb, 0);
     seeded_items_.clear();
     for (Block b : b_.order()) {
       if (b_.seed(b).IsValid()) seeded_items_.push_back(b);

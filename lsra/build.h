@@ -145,11 +145,10 @@ class LsraBuild {
   // The position of slot `slot` (kLsraEarly...) of `inst`.
   uint32_t Pos(Inst inst, uint32_t slot) const { return 4 * number_[inst.index()] + slot; }
   const std::vector<Edge>& critical_edges() const { return critical_; }
-  // The values live into block `b` (its parameters are not: they are defined there).
+  // The values live into block `b`, sorted (its parameters are not: they are
+  // defined there).
   absl::Span<const Value> LiveIn(Block b) const { return live_in_.Row(b.index()); }
-  // Live-ins of all blocks numbered densely, block after block: LiveIn(b)[k] is
-  // number LiveInStart(b) + k of NumLiveIns(), for arrays kept per live-in.
-  size_t LiveInStart(Block b) const { return live_in_.RowStart(b.index()); }
+  // The sum of the live-in lists' sizes (what per-live-in work costs).
   size_t NumLiveIns() const { return live_in_.all().size(); }
 
   // Intervals, one per value with a range (dense by value id: HasInterval tells).

@@ -62,6 +62,7 @@ void BM_LsraAllocate(benchmark::State& state) {
     benchmark::DoNotOptimize(alloc);
   }
   state.SetItemsProcessed(state.iterations() * in.insts);
+  state.counters["live_ins"] = static_cast<double>(in.build.NumLiveIns());
   state.counters["splits"] = last.splits;
   state.counters["stack_pieces"] = last.spilled;
 }
