@@ -77,7 +77,7 @@ void BM_LsraResolve(benchmark::State& state) {
     Function copy = in.f;
     LsraAllocation a = alloc;
     state.ResumeTiming();
-    (void)ResolveLsra(X86(), copy, in.sets, in.build, a).value();
+    (void)ResolveLsra(X86(), copy, in.build, a).value();
     benchmark::DoNotOptimize(copy);
   }
   state.SetItemsProcessed(state.iterations() * in.insts);
@@ -103,7 +103,7 @@ void BM_LsraAllocator(benchmark::State& state) {
     (void)build.Run(t, copy, sets).value();
     LsraAllocation alloc;
     (void)alloc.Run(t, copy, build).value();
-    (void)ResolveLsra(t, copy, sets, build, alloc).value();
+    (void)ResolveLsra(t, copy, build, alloc).value();
     benchmark::DoNotOptimize(copy);
   }
   state.SetItemsProcessed(state.iterations() * insts);

@@ -7,7 +7,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
-#include "liveness/live_sets.h"
 #include "ssa/cfg.h"
 #include "ssa/lower_params.h"
 #include "ssa/parallel_copy.h"
@@ -18,8 +17,7 @@ namespace {
 
 class Resolver {
  public:
-  Resolver(const Target& t, Function& f, const LiveSets& sets, const LsraBuild& b, LsraAllocation& a)
-      : t_(t), f_(f), sets_(sets), b_(b), a_(a) {}
+  Resolver(const Target& t, Function& f, const LsraBuild& b, LsraAllocation& a) : t_(t), f_(f), b_(b), a_(a) {}
   absl::StatusOr<LsraResolveStats> Run();
 
  private:
@@ -53,11 +51,30 @@ class Resolver {
     const Operand* src = f_.UseOperand(i, 0);
     return f_.inst(i).opcode == Opcode::kCopy && src != nullptr && src->value() == v;
   }
-  // The values live into `e.to` to move there, into edge_values_: where two of
-  // them start in one register (a copy and its source), only the copy, whose
-  // location holds both.
-  absl::Status EdgeValues(const Edge& e, absl::Span<const Value> live_in, uint32_t start);
-  std::vector<Value> edge_values_;
+  // The register contents at every block boundary, from the pieces in
+  // registers: row 2k holds the values in registers at the start of the k-th
+  // block in order, row 2k + 1 those at its end, sorted by value. A register
+  // holds one value at a time (two for a copy sharing its source's), so this
+  // costs a register's worth per boundary, where looking up every live value
+  // costs as many as are live (at a million instructions, 44 per instruction).
+  struct Holder {
+    Value value;
+    PReg reg;
+  };
+  void IndexHolders();
+  CompressedRows<Holder> holders_;
+  std::vector<uint32_t> order_index_;  // per block, its index in b_.order()
+  // The moves of the values live into `e.to` whose location differs at the two
+  // ends. Only a value in a register at one end or the other can move: on the
+  // stack at both, it is in its one slot. Where two of them start in one
+  // register (a copy and its source), only the copy moves, since its location
+  // holds both.
+  absl::Status EdgeMoves(const Edge& e, std::vector<CopyMove>& moves);
+  struct EdgeValue {
+    Value value;
+    Location src, dst;
+  };
+  std::vector<EdgeValue> edge_values_;
   struct RegOwner {
     uint32_t stamp = 0;
     uint32_t index = 0;  // in edge_values_
@@ -68,7 +85,6 @@ class Resolver {
 
   const Target& t_;
   Function& f_;
-  const LiveSets& sets_;
   const LsraBuild& b_;
   LsraAllocation& a_;
   LsraResolveStats stats_;
@@ -88,21 +104,90 @@ absl::Status Resolver::Emit(const std::vector<CopyMove>& moves, std::vector<Inst
   return absl::OkStatus();
 }
 
-absl::Status Resolver::EdgeValues(const Edge& e, absl::Span<const Value> live_in, uint32_t start) {
+void Resolver::IndexHolders() {
+  const std::vector<Block>& order = b_.order();
+  order_index_.assign(f_.num_blocks(), 0);
+  std::vector<uint32_t> query(2 * order.size());
+  for (size_t k = 0; k < order.size(); ++k) {
+    order_index_[order[k].index()] = static_cast<uint32_t>(k);
+    query[2 * k] = b_.BlockFrom(order[k]);
+    query[2 * k + 1] = b_.BlockTo(order[k]) - 1;
+  }
+  // Where the value is live in a piece in a register, [from, to), it covers
+  // the boundaries [lo, hi) of the increasing list `query` (only where it is
+  // live: a piece's span also has holes, where the register holds others).
+  // Count them per boundary, then fill value by value, so that each row comes
+  // out sorted by value (a value's pieces are disjoint).
+  auto for_each_covered = [&](Value v, auto&& f) {
+    absl::Span<const LsraRange> rs = b_.Ranges(v);
+    auto r = rs.begin();
+    for (const LsraChild& c : a_.PiecesOf(v)) {
+      while (r != rs.end() && r->to <= c.from) ++r;
+      if (!c.loc.IsReg()) continue;
+      for (auto x = r; x != rs.end() && x->from < c.to; ++x) {
+        uint32_t from = std::max(x->from, c.from), to = std::min(x->to, c.to);
+        auto lo = std::lower_bound(query.begin(), query.end(), from);
+        auto hi = std::lower_bound(lo, query.end(), to);
+        if (lo != hi) f(c.loc.reg(), static_cast<size_t>(lo - query.begin()), static_cast<size_t>(hi - query.begin()));
+      }
+    }
+  };
+  std::vector<int64_t> count(query.size() + 1, 0);
+  for (int v = 0; v < b_.num_values(); ++v) {
+    for_each_covered(Value(v), [&](PReg, size_t lo, size_t hi) {
+      ++count[lo];
+      --count[hi];
+    });
+  }
+  std::vector<uint32_t> start(query.size() + 1, 0);
+  int64_t live = 0;
+  for (size_t q = 0; q < query.size(); ++q) {
+    live += count[q];
+    start[q + 1] = start[q] + static_cast<uint32_t>(live);
+  }
+  std::vector<Holder> items(start.back());
+  std::vector<uint32_t> fill(start.begin(), start.end() - 1);
+  for (int v = 0; v < b_.num_values(); ++v) {
+    for_each_covered(Value(v), [&](PReg reg, size_t lo, size_t hi) {
+      for (size_t q = lo; q < hi; ++q) items[fill[q]++] = Holder{Value(v), reg};
+    });
+  }
+  holders_.Clear();
+  holders_.Reserve(query.size(), items.size());
+  for (size_t q = 0; q < query.size(); ++q) {
+    holders_.AppendRow(absl::MakeConstSpan(items.data() + start[q], start[q + 1] - start[q]));
+  }
+}
+
+absl::Status Resolver::EdgeMoves(const Edge& e, std::vector<CopyMove>& moves) {
+  const uint32_t end = b_.BlockTo(e.from) - 1, start = b_.BlockFrom(e.to);
+  absl::Span<const Holder> at_end = holders_.Row(2 * order_index_[e.from.index()] + 1);
+  absl::Span<const Holder> at_start = holders_.Row(2 * order_index_[e.to.index()]);
+  absl::Span<const Value> live_in = b_.LiveIn(e.to);
   edge_values_.clear();
   if (reg_owner_.empty()) reg_owner_.resize(t_.num_regs());
   ++edge_stamp_;
-  for (Value v : live_in) {
-    Location dst = At(v, start);
+  // Both lists by value, merged.
+  size_t i = 0, j = 0;
+  while (i < at_end.size() || j < at_start.size()) {
+    Value v = j == at_start.size() || (i < at_end.size() && at_end[i].value < at_start[j].value) ? at_end[i].value
+                                                                                                  : at_start[j].value;
+    bool in_end = i < at_end.size() && at_end[i].value == v, in_start = j < at_start.size() && at_start[j].value == v;
+    Location src = in_end ? Location::Reg(at_end[i].reg) : Location(), dst = in_start ? Location::Reg(at_start[j].reg) : Location();
+    i += in_end;
+    j += in_start;
+    if (!std::binary_search(live_in.begin(), live_in.end(), v)) continue;
+    if (src.IsNone()) src = At(v, end);
+    if (dst.IsNone()) dst = At(v, start);
     if (dst.IsReg()) {
       RegOwner& o = reg_owner_[dst.reg().index()];
       if (o.stamp == edge_stamp_) {
-        Value& other = edge_values_[o.index];
-        if (CopyOf(v, other)) {
-          other = v;
-        } else if (!CopyOf(other, v)) {
+        EdgeValue& other = edge_values_[o.index];
+        if (CopyOf(v, other.value)) {
+          other = EdgeValue{v, src, dst};
+        } else if (!CopyOf(other.value, v)) {
           return absl::InternalError(absl::StrCat("function %", f_.name(), ", edge block", e.from.index(), " -> block",
-                                                  e.to.index(), ": v", other.index(), " and v", v.index(),
+                                                  e.to.index(), ": v", other.value.index(), " and v", v.index(),
                                                   " both start in %", t_.RegName(dst.reg()),
                                                   " (an lsra_allocate bug)"));
         }
@@ -110,8 +195,9 @@ absl::Status Resolver::EdgeValues(const Edge& e, absl::Span<const Value> live_in
       }
       o = RegOwner{edge_stamp_, static_cast<uint32_t>(edge_values_.size())};
     }
-    edge_values_.push_back(v);
+    edge_values_.push_back(EdgeValue{v, src, dst});
   }
+  for (const EdgeValue& x : edge_values_) Add(moves, x.src, x.dst, x.value, Value(), f_.value_type(x.value));
   return absl::OkStatus();
 }
 
@@ -247,7 +333,6 @@ absl::Status Resolver::ResolveBlock(Block b) {
 }
 
 absl::StatusOr<LsraResolveStats> Resolver::Run() {
-  const LiveSets& sets = sets_;
   ControlFlowGraph cfg(f_);
   stored_.assign(f_.num_values(), 0);
   for (int v = 0; v < b_.num_values(); ++v) {
@@ -261,12 +346,11 @@ absl::StatusOr<LsraResolveStats> Resolver::Run() {
     std::vector<CopyMove> moves;
   };
   std::vector<EdgeCopy> edges;
+  IndexHolders();
   for (Block b : b_.order()) {
     for (const Edge& e : cfg.succs(b)) {
       EdgeCopy ec{e, {}};
-      uint32_t end = b_.BlockTo(e.from) - 1, start = b_.BlockFrom(e.to);
-      RA_RETURN_IF_ERROR(EdgeValues(e, sets.LiveIn(e.to), start));
-      for (Value v : edge_values_) Add(ec.moves, At(v, end), At(v, start), v, Value(), f_.value_type(v));
+      RA_RETURN_IF_ERROR(EdgeMoves(e, ec.moves));
       edges.push_back(std::move(ec));
     }
   }
@@ -348,12 +432,12 @@ absl::StatusOr<LsraResolveStats> Resolver::Run() {
 
 }  // namespace
 
-absl::StatusOr<LsraResolveStats> ResolveLsra(const Target& target, Function& func, const LiveSets& sets,
-                                             const LsraBuild& build, LsraAllocation& alloc) {
+absl::StatusOr<LsraResolveStats> ResolveLsra(const Target& target, Function& func, const LsraBuild& build,
+                                             LsraAllocation& alloc) {
   if (func.IsAllocated()) {
     return absl::FailedPreconditionError(absl::StrCat("function %", func.name(), ": lsra_resolve needs SSA form"));
   }
-  return Resolver(target, func, sets, build, alloc).Run();
+  return Resolver(target, func, build, alloc).Run();
 }
 
 }  // namespace regalloc

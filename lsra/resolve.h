@@ -2,7 +2,7 @@
 // resolution and Wimmer's data-flow resolution: writes each operand's location
 // from the allocation and inserts the moves it implies.
 //
-//   absl::StatusOr<LsraResolveStats> s = ResolveLsra(target, func, sets, build, alloc);
+//   absl::StatusOr<LsraResolveStats> s = ResolveLsra(target, func, build, alloc);
 //
 // Within a block, all moves at one gap (between two instructions) form one
 // parallel copy, sequentialized by ssa/parallel_copy.h (stores first, register
@@ -33,7 +33,6 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "liveness/live_sets.h"
 #include "lsra/allocate.h"
 #include "lsra/build.h"
 #include "ssa/ir.h"
@@ -50,10 +49,10 @@ struct LsraResolveStats {
   std::string printed;
 };
 
-// `sets` are the live sets lsra_build was given (still exact: build adds only
-// block-local copies).
-absl::StatusOr<LsraResolveStats> ResolveLsra(const Target& target, Function& func, const LiveSets& sets,
-                                             const LsraBuild& build, LsraAllocation& alloc);
+// The values live across each edge are those lsra_build recorded
+// (LsraBuild::LiveIn).
+absl::StatusOr<LsraResolveStats> ResolveLsra(const Target& target, Function& func, const LsraBuild& build,
+                                             LsraAllocation& alloc);
 
 }  // namespace regalloc
 
