@@ -79,7 +79,9 @@ struct LsraOptions {
   // source's register (both values are in it until either is written), so the
   // copy costs nothing. Only for a source in a register free of everything else
   // over the copy's whole interval, and when neither value is overwritten in
-  // place (a two-address def) while they share it.
+  // place (a two-address def) where the other is still live. The sharing may
+  // span blocks: an edge into the shared register moves only the copy
+  // (lsra_resolve).
   bool overlap = true;
   // Subzero's repeat-until-convergence (second-chance bin-packing): after the
   // scan, the pieces left on the stack get another round against the finished
