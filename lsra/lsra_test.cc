@@ -45,7 +45,7 @@ LsraRun Allocate(const std::string& text, const Target& target, const LsraOption
   EXPECT_TRUE(b.ok()) << b.status();
   absl::StatusOr<LsraAllocStats> a = alloc.Run(target, f, build, options);
   EXPECT_TRUE(a.ok()) << a.status();
-  absl::StatusOr<LsraResolveStats> r = ResolveLsra(target, f, build, alloc);
+  absl::StatusOr<LsraResolveStats> r = ResolveLsra(target, f, build, alloc, LsraResolveOptions{/*dump=*/true});
   EXPECT_TRUE(r.ok()) << r.status();
   if (!b.ok() || !a.ok() || !r.ok()) return run;
   run.build = *b;
@@ -428,7 +428,7 @@ TEST(LsraTest, DumpsShowPiecesTheAllocationTableAndEdgeMoves) {
   // v1 keeps the register it arrives in through the loop; the table lists it.
   EXPECT_THAT(table, HasSubstr("  v1: [3, 35) %esi\n"));
   EXPECT_THAT(table, HasSubstr("  %esi: v1[3, 35)\n"));
-  absl::StatusOr<LsraResolveStats> r = ResolveLsra(T("x86_64"), f, build, alloc);
+  absl::StatusOr<LsraResolveStats> r = ResolveLsra(T("x86_64"), f, build, alloc, LsraResolveOptions{/*dump=*/true});
   ASSERT_TRUE(r.ok()) << r.status();
   // Only the entry edge moves something: v0 into v4's register.
   EXPECT_EQ(r->printed, "lsra resolution of %sum_loop (moves per edge)\n  block0 -> block1: v0->v4 %edi -> %ecx\n");

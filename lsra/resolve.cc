@@ -17,7 +17,8 @@ namespace {
 
 class Resolver {
  public:
-  Resolver(const Target& t, Function& f, const LsraBuild& b, LsraAllocation& a) : t_(t), f_(f), b_(b), a_(a) {}
+  Resolver(const Target& t, Function& f, const LsraBuild& b, LsraAllocation& a, const LsraResolveOptions& options)
+      : t_(t), f_(f), b_(b), a_(a), options_(options) {}
   absl::StatusOr<LsraResolveStats> Run();
 
  private:
@@ -87,6 +88,7 @@ class Resolver {
   Function& f_;
   const LsraBuild& b_;
   LsraAllocation& a_;
+  const LsraResolveOptions& options_;
   LsraResolveStats stats_;
   RegSet used_;
   // Values with a stack slot: stored once, right after their definition (SSA:
@@ -368,6 +370,14 @@ absl::StatusOr<LsraResolveStats> Resolver::Run() {
     }
   }
   std::sort(splits_.begin(), splits_.end());
+  // The instructions resolution will add, about: a move per split, a store per
+  // spilled value, a move per fixed reference, the edges' moves (and parameters).
+  {
+    size_t extra = splits_.size() + static_cast<size_t>(std::count(stored_.begin(), stored_.end(), 1));
+    for (int r = 0; r < t_.num_regs(); ++r) extra += b_.RegRefs(PReg(r)).size();
+    for (const EdgeCopy& ec : edges) extra += ec.moves.size() + 1;
+    f_.ReserveInsts(extra, 2 * extra);
+  }
 
   for (Block b : b_.order()) RA_RETURN_IF_ERROR(ResolveBlock(b));
   // Parameters: from their arguments' locations (now written) to theirs.
@@ -392,8 +402,9 @@ absl::StatusOr<LsraResolveStats> Resolver::Run() {
   }
   stats_.edges_split =
       SplitCriticalEdges(f_, [&](const Edge& e) { return to_split.contains({e.branch.index(), e.target}); });
-  stats_.printed = absl::StrCat("lsra resolution of %", f_.name(), " (moves per edge)\n");
+  if (options_.dump) stats_.printed = absl::StrCat("lsra resolution of %", f_.name(), " (moves per edge)\n");
   for (const EdgeCopy& ec : edges) {
+    if (!options_.dump) break;
     std::vector<std::string> parts;
     for (const CopyMove& m : ec.moves) {
       if (m.src == m.dst) continue;
@@ -433,11 +444,11 @@ absl::StatusOr<LsraResolveStats> Resolver::Run() {
 }  // namespace
 
 absl::StatusOr<LsraResolveStats> ResolveLsra(const Target& target, Function& func, const LsraBuild& build,
-                                             LsraAllocation& alloc) {
+                                             LsraAllocation& alloc, const LsraResolveOptions& options) {
   if (func.IsAllocated()) {
     return absl::FailedPreconditionError(absl::StrCat("function %", func.name(), ": lsra_resolve needs SSA form"));
   }
-  return Resolver(target, func, build, alloc).Run();
+  return Resolver(target, func, build, alloc, options).Run();
 }
 
 }  // namespace regalloc

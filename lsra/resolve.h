@@ -45,14 +45,20 @@ struct LsraResolveStats {
   int edge_moves = 0;    // moving instructions on edges
   int edges_split = 0;
   int stack_temps = 0;
-  // The --print dump: each edge's copy, before it was sequentialized.
+  // The --print dump (with LsraResolveOptions::dump): each edge's copy, before
+  // it was sequentialized.
   std::string printed;
+};
+
+struct LsraResolveOptions {
+  bool dump = false;  // fill LsraResolveStats::printed
 };
 
 // The values live across each edge are those lsra_build recorded
 // (LsraBuild::LiveIn).
 absl::StatusOr<LsraResolveStats> ResolveLsra(const Target& target, Function& func, const LsraBuild& build,
-                                             LsraAllocation& alloc);
+                                             LsraAllocation& alloc,
+                                             const LsraResolveOptions& options = LsraResolveOptions());
 
 }  // namespace regalloc
 

@@ -318,6 +318,12 @@ class Function {
 
   // Instructions. `NewInst` creates an instruction not yet placed in a block.
   Inst NewInst(const InstData& data, absl::Span<const Operand> operands);
+  // Room for `insts` more instructions with `operands` more operands in all, so
+  // that a phase adding many grows the arrays once, not by repeated doubling.
+  void ReserveInsts(size_t insts, size_t operands) {
+    insts_.reserve(insts_.size() + insts);
+    operand_pool_.reserve(operand_pool_.size() + operands);
+  }
   int num_insts() const { return static_cast<int>(insts_.size()); }
   InstData& inst(Inst i) { return insts_[i.index()]; }
   const InstData& inst(Inst i) const { return insts_[i.index()]; }

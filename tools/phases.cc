@@ -288,7 +288,7 @@ void RegisterLsraPhases(PhaseRegistry& r) {
                    [](PhaseContext& c) -> absl::Status {
                      RA_ASSIGN_OR_RETURN(LsraPipelineState * state, LsraStateOf(c, "lsra_resolve"));
                      RA_ASSIGN_OR_RETURN(LsraResolveStats s,
-                                         ResolveLsra(c.target, c.state.function, state->build, state->alloc));
+                                         ResolveLsra(c.target, c.state.function, state->build, state->alloc, LsraResolveOptions{/*dump=*/true}));
                      c.stat("gap_moves", s.gap_moves);
                      c.stat("edge_moves", s.edge_moves);
                      c.stat("edges_split", s.edges_split);
