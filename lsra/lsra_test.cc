@@ -428,10 +428,18 @@ TEST(LsraTest, DumpsShowPiecesTheAllocationTableAndEdgeMoves) {
   // v1 keeps the register it arrives in through the loop; the table lists it.
   EXPECT_THAT(table, HasSubstr("  v1: [3, 35) %esi\n"));
   EXPECT_THAT(table, HasSubstr("  %esi: v1[3, 35)\n"));
+  Function same = f;
+  LsraAllocation same_alloc = alloc;
   absl::StatusOr<LsraResolveStats> r = ResolveLsra(T("x86_64"), f, build, alloc, LsraResolveOptions{/*dump=*/true});
   ASSERT_TRUE(r.ok()) << r.status();
   // Only the entry edge moves something: v0 into v4's register.
   EXPECT_EQ(r->printed, "lsra resolution of %sum_loop (moves per edge)\n  block0 -> block1: v0->v4 %edi -> %ecx\n");
+  // Without the dump, the same moves and no text.
+  absl::StatusOr<LsraResolveStats> quiet = ResolveLsra(T("x86_64"), same, build, same_alloc);
+  ASSERT_TRUE(quiet.ok()) << quiet.status();
+  EXPECT_EQ(quiet->printed, "");
+  EXPECT_EQ(quiet->edge_moves, r->edge_moves);
+  EXPECT_EQ(PrintFunction(same, T("x86_64")), PrintFunction(f, T("x86_64")));
 }
 
 TEST(LsraTest, StopsCleanlyOnAnAllocatedFunction) {

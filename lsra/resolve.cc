@@ -403,8 +403,7 @@ absl::StatusOr<LsraResolveStats> Resolver::Run() {
   stats_.edges_split =
       SplitCriticalEdges(f_, [&](const Edge& e) { return to_split.contains({e.branch.index(), e.target}); });
   if (options_.dump) stats_.printed = absl::StrCat("lsra resolution of %", f_.name(), " (moves per edge)\n");
-  for (const EdgeCopy& ec : edges) {
-    if (!options_.dump) break;
+  for (const EdgeCopy& ec : options_.dump ? absl::MakeConstSpan(edges) : absl::Span<const EdgeCopy>()) {
     std::vector<std::string> parts;
     for (const CopyMove& m : ec.moves) {
       if (m.src == m.dst) continue;
