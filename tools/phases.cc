@@ -89,7 +89,7 @@ void RegisterFoundationPhases(PhaseRegistry& r) {
                        }
                        rec.ranges.push_back(std::move(r));
                      }
-                     rec.printed = PrintLiveness(f, sets, ranges);
+                     if (c.dumps) rec.printed = PrintLiveness(f, sets, ranges);
                      return absl::OkStatus();
                    }});
   r.RegisterPipeline("front", {"legalize", "verify", "split_critical_edges", "verify"});
@@ -219,7 +219,7 @@ void RegisterLsraPhases(PhaseRegistry& r) {
                    c.stat("critical_edges", s.critical_edges);
                    c.stat("reuse_copies", s.reuse_copies);
                    c.stat("commuted", s.commuted);
-                   c.state.lsra_printed = state->build.Print(f, c.target);
+                   c.state.lsra_printed = c.dumps ? state->build.Print(f, c.target) : std::string();
                    c.state.lsra = std::move(state);
                    return absl::OkStatus();
                  }};
@@ -243,7 +243,7 @@ void RegisterLsraPhases(PhaseRegistry& r) {
                    c.stat("recovered", s.recovered);
                    c.stat("seeded", s.seeded);
                    c.stat("rounds", s.rounds);
-                   absl::StrAppend(&c.state.lsra_printed, state->alloc.Print(c.state.function, c.target));
+                   if (c.dumps) absl::StrAppend(&c.state.lsra_printed, state->alloc.Print(c.state.function, c.target));
                    return absl::OkStatus();
                  }};
   };
@@ -288,7 +288,7 @@ void RegisterLsraPhases(PhaseRegistry& r) {
                    [](PhaseContext& c) -> absl::Status {
                      RA_ASSIGN_OR_RETURN(LsraPipelineState * state, LsraStateOf(c, "lsra_resolve"));
                      RA_ASSIGN_OR_RETURN(LsraResolveStats s,
-                                         ResolveLsra(c.target, c.state.function, state->build, state->alloc, LsraResolveOptions{/*dump=*/true}));
+                                         ResolveLsra(c.target, c.state.function, state->build, state->alloc, LsraResolveOptions{c.dumps}));
                      c.stat("gap_moves", s.gap_moves);
                      c.stat("edge_moves", s.edge_moves);
                      c.stat("edges_split", s.edges_split);

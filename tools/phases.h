@@ -34,6 +34,10 @@ struct PhaseContext {
   DumpedFunction& state;        // the function, its locations, stats, phases run
   const Function* input = nullptr;  // the function as loaded, before any phase
   std::ostream* print = nullptr;  // where `print` writes
+  // Will anything show the phases' text dumps (--print, or a `print` phase)?
+  // Phases build them only then: at a million instructions they cost more
+  // than some phases.
+  bool dumps = false;
   // Records a statistic of the running phase.
   std::function<void(const std::string& name, int64_t value)> stat;
 };

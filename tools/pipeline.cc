@@ -163,8 +163,9 @@ absl::StatusOr<PipelineSummary> RunPipeline(const PipelineOptions& o, std::ostre
       if (input_function.has_value()) break;
     }
     bool dumped = false;
+    bool dumps = o.print || std::any_of(phases->begin(), phases->end(), [](const Phase* p) { return p->name == "print"; });
     for (const Phase* p : *phases) {
-      PhaseContext ctx{target, state, input_function ? &*input_function : nullptr, &printed,
+      PhaseContext ctx{target, state, input_function ? &*input_function : nullptr, &printed, dumps,
                        [&](const std::string& stat, int64_t value) {
                          state.stats.push_back(PhaseStat{p->name, stat, value});
                        }};
