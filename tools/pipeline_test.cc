@@ -137,6 +137,22 @@ TEST(PipelineTest, LivenessPhaseReportsAndPrints) {
   EXPECT_THAT(after.err, HasSubstr("liveness needs SSA form; this function is allocated"));
 }
 
+TEST(PipelineTest, LsraDumpsShowWithPrint) {
+  // Phases build their dumps only when something shows them: --print here.
+  PipelineOptions o;
+  o.in = Write("lsra.ra", "function %f(i64, i64) -> i64 {\nblock0(v0: i64, v1: i64):\n    v2 = add v0, v1\n    ret v2\n}\n");
+  o.pipeline = "lsra";
+  o.print = true;
+  RunResult r = Pipeline(o);
+  ASSERT_TRUE(r.summary.ok()) << r.summary.status();
+  EXPECT_EQ(r.summary->failed, 0) << r.err;
+  for (const char* header : {"lsra build of %f", "lsra allocation of %f", "lsra resolution of %f"}) {
+    EXPECT_THAT(r.out, HasSubstr(header)) << r.out;
+  }
+  o.print = false;
+  EXPECT_THAT(Pipeline(o).out, ::testing::Not(HasSubstr("lsra build of %f")));
+}
+
 TEST(PipelineTest, CoalesceThenTheReferenceAllocatorStillChecks) {
   PipelineOptions o;
   o.phases = {"legalize", "coalesce", "verify", "stack_alloc", "lower_params", "check", "interpret"};
