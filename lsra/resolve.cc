@@ -59,6 +59,7 @@ class Resolver {
   // costs a register's worth per boundary, where looking up every live value
   // costs as many as are live (at a million instructions, 44 per instruction).
   struct Holder {
+    uint32_t boundary;  // the row
     Value value;
     PReg reg;
   };
@@ -115,50 +116,25 @@ void Resolver::IndexHolders() {
     query[2 * k] = b_.BlockFrom(order[k]);
     query[2 * k + 1] = b_.BlockTo(order[k]) - 1;
   }
-  // Where the value is live in a piece in a register, [from, to), it covers
-  // the boundaries [lo, hi) of the increasing list `query` (only where it is
-  // live: a piece's span also has holes, where the register holds others).
-  // Count them per boundary, then fill value by value, so that each row comes
-  // out sorted by value (a value's pieces are disjoint).
-  auto for_each_covered = [&](Value v, auto&& f) {
-    absl::Span<const LsraRange> rs = b_.Ranges(v);
+  // Where the value is live in a piece in a register, it is held at the
+  // boundaries in between (only where it is live: a piece's span also has
+  // holes, where the register holds others). Value by value, so that grouping
+  // by boundary (a stable counting sort) leaves each row sorted by value.
+  std::vector<Holder> held;
+  for (int v = 0; v < b_.num_values(); ++v) {
+    absl::Span<const LsraRange> rs = b_.Ranges(Value(v));
     auto r = rs.begin();
-    for (const LsraChild& c : a_.PiecesOf(v)) {
+    for (const LsraChild& c : a_.PiecesOf(Value(v))) {
       while (r != rs.end() && r->to <= c.from) ++r;
       if (!c.loc.IsReg()) continue;
       for (auto x = r; x != rs.end() && x->from < c.to; ++x) {
-        uint32_t from = std::max(x->from, c.from), to = std::min(x->to, c.to);
-        auto lo = std::lower_bound(query.begin(), query.end(), from);
-        auto hi = std::lower_bound(lo, query.end(), to);
-        if (lo != hi) f(c.loc.reg(), static_cast<size_t>(lo - query.begin()), static_cast<size_t>(hi - query.begin()));
+        auto lo = std::lower_bound(query.begin(), query.end(), std::max(x->from, c.from));
+        auto hi = std::lower_bound(lo, query.end(), std::min(x->to, c.to));
+        for (auto q = lo; q != hi; ++q) held.push_back(Holder{static_cast<uint32_t>(q - query.begin()), Value(v), c.loc.reg()});
       }
     }
-  };
-  std::vector<int64_t> count(query.size() + 1, 0);
-  for (int v = 0; v < b_.num_values(); ++v) {
-    for_each_covered(Value(v), [&](PReg, size_t lo, size_t hi) {
-      ++count[lo];
-      --count[hi];
-    });
   }
-  std::vector<uint32_t> start(query.size() + 1, 0);
-  int64_t live = 0;
-  for (size_t q = 0; q < query.size(); ++q) {
-    live += count[q];
-    start[q + 1] = start[q] + static_cast<uint32_t>(live);
-  }
-  std::vector<Holder> items(start.back());
-  std::vector<uint32_t> fill(start.begin(), start.end() - 1);
-  for (int v = 0; v < b_.num_values(); ++v) {
-    for_each_covered(Value(v), [&](PReg reg, size_t lo, size_t hi) {
-      for (size_t q = lo; q < hi; ++q) items[fill[q]++] = Holder{Value(v), reg};
-    });
-  }
-  holders_.Clear();
-  holders_.Reserve(query.size(), items.size());
-  for (size_t q = 0; q < query.size(); ++q) {
-    holders_.AppendRow(absl::MakeConstSpan(items.data() + start[q], start[q + 1] - start[q]));
-  }
+  holders_.Build(query.size(), held, [](const Holder& h) { return h.boundary; });
 }
 
 absl::Status Resolver::EdgeMoves(const Edge& e, std::vector<CopyMove>& moves) {
