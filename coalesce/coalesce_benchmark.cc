@@ -3,7 +3,7 @@
 //   ./bazelw run -c opt //coalesce:coalesce_benchmark
 #include "benchmark/benchmark.h"
 #include "coalesce/coalesce.h"
-#include "tools/benchmark_functions.h"
+#include "check/benchmark_functions.h"
 
 namespace regalloc {
 namespace {

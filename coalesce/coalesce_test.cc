@@ -11,8 +11,8 @@
 #include "ssa/parser.h"
 #include "ssa/printer.h"
 #include "ssa/verifier.h"
-#include "tools/generator.h"
-#include "tools/interpreter.h"
+#include "check/generator.h"
+#include "check/interpreter.h"
 
 namespace regalloc {
 namespace {

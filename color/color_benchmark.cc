@@ -11,7 +11,7 @@
 #include "spill/reload.h"
 #include "spill/spill.h"
 #include "ssa/lower_params.h"
-#include "tools/benchmark_functions.h"
+#include "check/benchmark_functions.h"
 
 namespace regalloc {
 namespace {

@@ -11,7 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "color/ssa_testing.h"
 #include "gtest/gtest.h"
-#include "tools/generator.h"
+#include "check/generator.h"
 
 namespace regalloc {
 namespace {

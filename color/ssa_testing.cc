@@ -7,8 +7,8 @@
 #include "base/status_macros.h"
 #include "liveness/live_sets.h"
 #include "ssa/printer.h"
-#include "tools/checker.h"
-#include "tools/interpreter.h"
+#include "check/checker.h"
+#include "check/interpreter.h"
 
 namespace regalloc {
 namespace {

@@ -11,7 +11,7 @@
 #include "liveness/liveness_queries.h"
 #include "liveness/liveness_testing.h"
 #include "ssa/cfg.h"
-#include "tools/benchmark_functions.h"
+#include "check/benchmark_functions.h"
 
 namespace regalloc {
 namespace {

@@ -10,7 +10,7 @@
 #include "liveness/liveness_queries.h"
 #include "liveness/liveness_testing.h"
 #include "ssa/cfg.h"
-#include "tools/generator.h"
+#include "check/generator.h"
 
 namespace regalloc {
 namespace {

@@ -9,7 +9,7 @@
 #include "ssa/parser.h"
 #include "ssa/printer.h"
 #include "ssa/ssa_testing.h"
-#include "tools/generator.h"
+#include "check/generator.h"
 
 namespace regalloc {
 namespace {

@@ -9,7 +9,7 @@
 #include "lsra/allocate.h"
 #include "lsra/build.h"
 #include "lsra/resolve.h"
-#include "tools/benchmark_functions.h"
+#include "check/benchmark_functions.h"
 
 namespace regalloc {
 namespace {

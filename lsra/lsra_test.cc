@@ -14,9 +14,9 @@
 #include "ssa/parser.h"
 #include "ssa/printer.h"
 #include "ssa/ssa_testing.h"
-#include "tools/checker.h"
-#include "tools/generator.h"
-#include "tools/interpreter.h"
+#include "check/checker.h"
+#include "check/generator.h"
+#include "check/interpreter.h"
 
 namespace regalloc {
 namespace {

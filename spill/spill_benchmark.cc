@@ -9,7 +9,7 @@
 #include "coalesce/coalesce.h"
 #include "spill/reload.h"
 #include "spill/spill.h"
-#include "tools/benchmark_functions.h"
+#include "check/benchmark_functions.h"
 
 namespace regalloc {
 namespace {

@@ -10,7 +10,7 @@
 #include "ssa/parser.h"
 #include "ssa/printer.h"
 #include "ssa/verifier.h"
-#include "tools/benchmark_functions.h"
+#include "check/benchmark_functions.h"
 
 namespace regalloc {
 namespace {

@@ -7,7 +7,7 @@
 #include "ssa/parser.h"
 #include "ssa/printer.h"
 #include "testdata/corpus.h"
-#include "tools/generator.h"
+#include "check/generator.h"
 
 namespace regalloc {
 namespace {

@@ -20,9 +20,9 @@
 #include "lsra/allocate.h"
 #include "lsra/build.h"
 #include "lsra/resolve.h"
-#include "tools/checker.h"
-#include "tools/interpreter.h"
-#include "tools/stack_allocator.h"
+#include "check/checker.h"
+#include "check/interpreter.h"
+#include "check/stack_allocator.h"
 
 namespace regalloc {
 namespace {
@@ -324,7 +324,7 @@ void RegisterHarnessPhases(PhaseRegistry& r) {
                      c.stat("weighted_cost", s.weighted_cost);
                      return absl::OkStatus();
                    }});
-  r.Register(Phase{"check", "symbolic check of the allocation (tools/checker.h)", {"locations"}, {"checked"}, {},
+  r.Register(Phase{"check", "symbolic check of the allocation (check/checker.h)", {"locations"}, {"checked"}, {},
                    [](PhaseContext& c) -> absl::Status {
                      RA_RETURN_IF_ERROR(CheckAllocation(c.state.function, c.target));
                      AllocationCost cost = MeasureAllocation(c.state.function);

@@ -19,7 +19,7 @@
 #include "ssa/printer.h"
 #include "testdata/corpus.h"
 #include "tools/dump.h"
-#include "tools/generator.h"
+#include "check/generator.h"
 #include "tools/phases.h"
 
 namespace regalloc {

@@ -21,8 +21,8 @@
 // read (so an early clobber or a value kept in a caller-saved register across a
 // call is caught), and at `ret` requires callee-saved registers not in the frame's
 // `saves` to hold their entry bytes.
-#ifndef REGALLOC_TOOLS_INTERPRETER_H_
-#define REGALLOC_TOOLS_INTERPRETER_H_
+#ifndef REGALLOC_CHECK_INTERPRETER_H_
+#define REGALLOC_CHECK_INTERPRETER_H_
 
 #include <cstdint>
 #include <vector>
@@ -86,4 +86,4 @@ absl::Status CompareExecutions(const Function& original, const Function& allocat
 
 }  // namespace regalloc
 
-#endif  // REGALLOC_TOOLS_INTERPRETER_H_
+#endif  // REGALLOC_CHECK_INTERPRETER_H_

@@ -17,8 +17,8 @@
 //    spilled at the top of their block; branch arguments are reloaded before the
 //    branch, so lowering the parameters only moves registers.
 // Callee-saved registers it touches go into the frame's `saves`.
-#ifndef REGALLOC_TOOLS_STACK_ALLOCATOR_H_
-#define REGALLOC_TOOLS_STACK_ALLOCATOR_H_
+#ifndef REGALLOC_CHECK_STACK_ALLOCATOR_H_
+#define REGALLOC_CHECK_STACK_ALLOCATOR_H_
 
 #include <cstdint>
 
@@ -41,4 +41,4 @@ absl::StatusOr<StackAllocStats> AllocateOnStack(Function& func, const Target& ta
 
 }  // namespace regalloc
 
-#endif  // REGALLOC_TOOLS_STACK_ALLOCATOR_H_
+#endif  // REGALLOC_CHECK_STACK_ALLOCATOR_H_

@@ -1,4 +1,4 @@
-#include "tools/checker.h"
+#include "check/checker.h"
 
 #include <algorithm>
 #include <optional>

@@ -30,8 +30,8 @@
 //    calls, overwritten by aliases or by early defs, lost at a merge, ...);
 //  - at `ret`, callee-saved registers not in the frame's `saves` hold their entry
 //    values.
-#ifndef REGALLOC_TOOLS_CHECKER_H_
-#define REGALLOC_TOOLS_CHECKER_H_
+#ifndef REGALLOC_CHECK_CHECKER_H_
+#define REGALLOC_CHECK_CHECKER_H_
 
 #include <cstdint>
 
@@ -63,4 +63,4 @@ AllocationCost MeasureAllocation(const Function& func);
 
 }  // namespace regalloc
 
-#endif  // REGALLOC_TOOLS_CHECKER_H_
+#endif  // REGALLOC_CHECK_CHECKER_H_

@@ -1,4 +1,4 @@
-#include "tools/stack_allocator.h"
+#include "check/stack_allocator.h"
 
 #include <vector>
 

@@ -1,10 +1,10 @@
-#include "tools/benchmark_functions.h"
+#include "check/benchmark_functions.h"
 
 #include <map>
 #include <string>
 #include <utility>
 
-#include "tools/generator.h"
+#include "check/generator.h"
 
 namespace regalloc {
 

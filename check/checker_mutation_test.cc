@@ -10,10 +10,10 @@
 #include "gtest/gtest.h"
 #include "ssa/legalize.h"
 #include "ssa/lower_params.h"
-#include "tools/checker.h"
-#include "tools/generator.h"
-#include "tools/interpreter.h"
-#include "tools/stack_allocator.h"
+#include "check/checker.h"
+#include "check/generator.h"
+#include "check/interpreter.h"
+#include "check/stack_allocator.h"
 
 namespace regalloc {
 namespace {

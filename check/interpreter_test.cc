@@ -1,4 +1,4 @@
-#include "tools/interpreter.h"
+#include "check/interpreter.h"
 
 #include <string>
 
@@ -8,7 +8,7 @@
 #include "gtest/gtest.h"
 #include "ssa/parser.h"
 #include "testdata/corpus.h"
-#include "tools/generator.h"
+#include "check/generator.h"
 
 namespace regalloc {
 namespace {

@@ -18,8 +18,8 @@
 // and mixed integer (i8 with `byte_percent`)/float/vector types exercise the constraints that
 // legalization attaches (the function is legalized for `target` unless
 // `legalize` is false). The result always passes the verifier.
-#ifndef REGALLOC_TOOLS_GENERATOR_H_
-#define REGALLOC_TOOLS_GENERATOR_H_
+#ifndef REGALLOC_CHECK_GENERATOR_H_
+#define REGALLOC_CHECK_GENERATOR_H_
 
 #include <cstdint>
 #include <string>
@@ -53,4 +53,4 @@ absl::StatusOr<Function> Generate(uint64_t seed, const GeneratorOptions& options
 
 }  // namespace regalloc
 
-#endif  // REGALLOC_TOOLS_GENERATOR_H_
+#endif  // REGALLOC_CHECK_GENERATOR_H_

@@ -1,4 +1,4 @@
-#include "tools/interpreter.h"
+#include "check/interpreter.h"
 
 #include <algorithm>
 #include <cmath>

@@ -3,8 +3,8 @@
 // single-block, a few hundred long-lived ones, nested loops, calls).
 //
 //   const Function& f = BenchmarkFunction(100'000, target);
-#ifndef REGALLOC_TOOLS_BENCHMARK_FUNCTIONS_H_
-#define REGALLOC_TOOLS_BENCHMARK_FUNCTIONS_H_
+#ifndef REGALLOC_CHECK_BENCHMARK_FUNCTIONS_H_
+#define REGALLOC_CHECK_BENCHMARK_FUNCTIONS_H_
 
 #include "ssa/ir.h"
 #include "targets/target.h"
@@ -17,4 +17,4 @@ const Function& BenchmarkFunction(int insts, const Target& target);
 
 }  // namespace regalloc
 
-#endif  // REGALLOC_TOOLS_BENCHMARK_FUNCTIONS_H_
+#endif  // REGALLOC_CHECK_BENCHMARK_FUNCTIONS_H_

@@ -1,4 +1,4 @@
-#include "tools/generator.h"
+#include "check/generator.h"
 
 #include <algorithm>
 #include <vector>
