@@ -1,11 +1,13 @@
 #include "check/checker.h"
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
+#include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
@@ -15,79 +17,75 @@
 namespace regalloc {
 namespace {
 
-// A set of value ids, sorted. Ids from kEntryMarker up stand for "the entry value
-// of register unit (id - kEntryMarker)".
+// A set of value ids, sorted. Ids from the function's num_values() up stand for
+// "the entry value of register unit (id - num_values())".
 using ValueSet = absl::InlinedVector<uint32_t, 2>;
-constexpr uint32_t kEntryMarker = 0x80000000u;
+
+bool Contains(const ValueSet& s, uint32_t v) { return std::binary_search(s.begin(), s.end(), v); }
 
 void Insert(ValueSet& s, uint32_t v) {
   auto it = std::lower_bound(s.begin(), s.end(), v);
   if (it == s.end() || *it != v) s.insert(it, v);
 }
 
-ValueSet Intersect(const ValueSet& a, const ValueSet& b) {
-  ValueSet out;
-  std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
-  return out;
+void Erase(ValueSet& s, uint32_t v) {
+  auto it = std::lower_bound(s.begin(), s.end(), v);
+  if (it != s.end() && *it == v) s.erase(it);
 }
 
-bool Contains(const ValueSet& s, uint32_t v) { return std::binary_search(s.begin(), s.end(), v); }
+uint64_t Pair(uint32_t value, uint32_t loc) { return (uint64_t{value} << 32) | loc; }
+uint32_t PairValue(uint64_t p) { return static_cast<uint32_t>(p >> 32); }
+uint32_t PairLoc(uint64_t p) { return static_cast<uint32_t>(p); }
 
-std::string Describe(const ValueSet& s) {
-  if (s.empty()) return "nothing";
-  std::vector<std::string> names;
-  for (uint32_t v : s) names.push_back(v >= kEntryMarker ? "an entry value" : absl::StrCat("v", v));
-  return absl::StrJoin(names, ", ");
-}
+}  // namespace
 
-// Locations of one function: register units first, then stack slots.
-class State {
- public:
-  State(int num_units, int num_slots) : sets_(num_units + num_slots), num_units_(num_units) {}
+namespace checker_internal {
 
-  ValueSet Read(Location loc, const Target& t) const {
-    if (loc.IsStack()) return sets_[num_units_ + loc.slot().index()];
-    bool first = true;
-    ValueSet out;
-    for (uint32_t u : t.Units(loc.reg())) {
-      out = first ? sets_[u] : Intersect(out, sets_[u]);
-      first = false;
-    }
-    return out;
-  }
-  void Write(Location loc, const ValueSet& s, const Target& t) {
-    if (loc.IsStack()) {
-      sets_[num_units_ + loc.slot().index()] = s;
-      return;
-    }
-    for (uint32_t u : t.Units(loc.reg())) sets_[u] = s;
-  }
-  void Kill(const UnitSet& units) {
-    for (uint32_t u : units) sets_[u].clear();
-  }
-  ValueSet& unit(uint32_t u) { return sets_[u]; }
-  const ValueSet& unit(uint32_t u) const { return sets_[u]; }
-  // Meets `other` into this state; true when this state changed.
-  bool MeetWith(const State& other) {
-    bool changed = false;
-    for (size_t i = 0; i < sets_.size(); ++i) {
-      ValueSet m = Intersect(sets_[i], other.sets_[i]);
-      if (m.size() != sets_[i].size()) {
-        sets_[i] = std::move(m);
-        changed = true;
-      }
-    }
-    return changed;
-  }
+struct Buffers {
+  // Liveness of the allocated function, per block id (reachable blocks only).
+  std::vector<std::vector<uint32_t>> live_in;
+  std::vector<std::vector<uint32_t>> gen;
+  std::vector<std::vector<uint32_t>> kill;
+  std::vector<uint32_t> mark;  // per value: == epoch when in the set being built
+  uint32_t epoch = 0;
+  std::vector<uint32_t> scratch;
 
- private:
-  std::vector<ValueSet> sets_;
-  int num_units_;
+  // Block entry states: sorted (value, location) pairs.
+  std::vector<std::vector<uint64_t>> in;
+  std::vector<uint8_t> reached;
+
+  // The dense state of the block being walked. Locations: register units, then
+  // stack slots. `where[v]` inverts `contents`, with stale entries (see SetLoc).
+  std::vector<ValueSet> contents;
+  std::vector<absl::InlinedVector<uint32_t, 2>> where;
+  std::vector<uint32_t> touched_locs;
+  std::vector<uint8_t> loc_touched;
+  std::vector<uint32_t> loc_mark;  // per location: == loc_stamp when seen (Locations)
+  uint32_t loc_stamp = 0;
+  std::vector<uint32_t> touched_values;
+  std::vector<uint8_t> value_touched;
+  // Undo log of an edge's parameter writes: (location, its earlier contents).
+  std::vector<std::pair<uint32_t, ValueSet>> undo;
+  bool logging = false;
+
+  std::vector<ValueSet> sources;
+  std::vector<uint32_t> markers;  // the callee-saved units' entry markers, ascending
+  std::vector<uint32_t> extract_values;
+  std::vector<uint64_t> out;
+  std::vector<uint8_t> pass;       // by RPO number: queued for this pass
+  std::vector<uint8_t> next_pass;  // behind a back edge: for the next one
 };
+
+}  // namespace checker_internal
+
+namespace {
+
+using checker_internal::Buffers;
 
 class Checker {
  public:
-  Checker(const Function& func, const Target& target) : f_(func), t_(target) {}
+  Checker(const Function& func, const Target& target, Buffers& b, CheckStats& stats)
+      : f_(func), t_(target), b_(b), stats_(stats), cfg_(func) {}
   absl::Status Run();
 
  private:
@@ -96,41 +94,79 @@ class Checker {
                         PrintInst(f_, i, t_), "`");
   }
   std::string Loc(Location l) const { return PrintLocation(l, t_); }
+  std::string Describe(const ValueSet& s) const {
+    if (s.empty()) return "nothing";
+    std::vector<std::string> names;
+    for (uint32_t v : s) names.push_back(v >= num_values_ ? "an entry value" : absl::StrCat("v", v));
+    return absl::StrJoin(names, ", ");
+  }
   bool LocationExists(Location l) const {
     return (l.IsReg() && l.reg().index() < static_cast<uint32_t>(t_.num_regs())) ||
            (l.IsStack() && l.slot().index() < static_cast<uint32_t>(f_.num_stack_slots()));
   }
-  absl::Status CheckOperandStatic(const Operand& op, absl::Span<const Operand> ops, const std::string& where,
-                                  int index, bool move_like = false);
+  // `where` names the instruction or block; built only for an error message.
+  absl::Status CheckOperandStatic(const Operand& op, absl::Span<const Operand> ops,
+                                  absl::FunctionRef<std::string()> where, int index, bool move_like = false);
+
+  void ComputeLiveness();
+
+  // The dense state.
+  void Reset();
+  void SetLoc(uint32_t l, const ValueSet& s);
+  void TakeOutOf(uint32_t l, uint32_t v);
+  void KillInstance(uint32_t v);
+  // The locations holding `v` now (drops stale entries of `where[v]`).
+  const absl::InlinedVector<uint32_t, 2>& Locations(uint32_t v);
+  ValueSet Read(Location loc) const;
+  void Write(Location loc, const ValueSet& s);
+  void Load(const std::vector<uint64_t>& pairs);
+  // The pairs of `values` (sorted, unique) in the dense state, into b_.out.
+  void Extract(const std::vector<uint32_t>& values);
+  void TouchValue(uint32_t v) {
+    if (!b_.value_touched[v]) {
+      b_.value_touched[v] = 1;
+      b_.touched_values.push_back(v);
+    }
+  }
+
   // Applies one instruction; with `check`, reports the first violation.
-  absl::Status Transfer(State& s, Block b, int index, Inst i, bool check);
-  void TransferEdge(State& s, const Edge& e);
-  absl::Status CheckReturn(const State& s, Block b, int index, Inst i);
+  absl::Status Transfer(Block b, int index, Inst i, bool check);
+  // The entry state `e` brings to its target, into b_.out.
+  void TransferEdge(const Edge& e);
+  // Meets b_.out into the entry state of `to`; true when it changed.
+  bool Meet(Block to);
+  absl::Status CheckReturn(Block b, int index, Inst i);
 
   const Function& f_;
   const Target& t_;
+  Buffers& b_;
+  CheckStats& stats_;
+  ControlFlowGraph cfg_;
+  uint32_t num_values_ = 0;
+  uint32_t num_units_ = 0;
 };
 
-absl::Status Checker::CheckOperandStatic(const Operand& op, absl::Span<const Operand> ops, const std::string& where,
-                                         int index, bool move_like) {
-  std::string name = absl::StrCat(where, ": ", op.IsDef() ? "def" : "use", " #", index, " (v",
-                                  op.value().index(), ")");
+absl::Status Checker::CheckOperandStatic(const Operand& op, absl::Span<const Operand> ops,
+                                         absl::FunctionRef<std::string()> where, int index, bool move_like) {
+  auto name = [&] {
+    return absl::StrCat(where(), ": ", op.IsDef() ? "def" : "use", " #", index, " (v", op.value().index(), ")");
+  };
   Location loc = op.location();
   Type type = f_.value_type(op.value());
-  if (loc.IsNone()) return absl::InvalidArgumentError(absl::StrCat(name, " has no location"));
+  if (loc.IsNone()) return absl::InvalidArgumentError(absl::StrCat(name(), " has no location"));
   if (loc.IsReg()) {
     std::optional<RegClass> cls = t_.ClassFor(type);
     if (loc.reg().index() >= static_cast<uint32_t>(t_.num_regs()) || !cls.has_value() || !t_.InClass(loc.reg(), *cls)) {
-      return absl::InvalidArgumentError(absl::StrCat(name, " of type ", TypeName(type), " is in ", Loc(loc),
+      return absl::InvalidArgumentError(absl::StrCat(name(), " of type ", TypeName(type), " is in ", Loc(loc),
                                                      ", which is not an allocatable register of its class",
                                                      cls.has_value() ? absl::StrCat(" (", t_.Class(*cls).name, ")") : ""));
     }
   } else {
     if (loc.slot().index() >= static_cast<uint32_t>(f_.num_stack_slots())) {
-      return absl::InvalidArgumentError(absl::StrCat(name, " is in undeclared stack slot ", Loc(loc)));
+      return absl::InvalidArgumentError(absl::StrCat(name(), " is in undeclared stack slot ", Loc(loc)));
     }
     if (f_.stack_slot(loc.slot()).size < TypeSize(type)) {
-      return absl::InvalidArgumentError(absl::StrCat(name, " of type ", TypeName(type), " is in ", Loc(loc), " of ",
+      return absl::InvalidArgumentError(absl::StrCat(name(), " of type ", TypeName(type), " is in ", Loc(loc), " of ",
                                                      f_.stack_slot(loc.slot()).size, " bytes, too small"));
     }
   }
@@ -139,14 +175,14 @@ absl::Status Checker::CheckOperandStatic(const Operand& op, absl::Span<const Ope
   if (move_like) return absl::OkStatus();
   switch (op.constraint()) {
     case ConstraintKind::kReg:
-      if (!loc.IsReg()) return absl::InvalidArgumentError(absl::StrCat(name, " needs a register, is in ", Loc(loc)));
+      if (!loc.IsReg()) return absl::InvalidArgumentError(absl::StrCat(name(), " needs a register, is in ", Loc(loc)));
       break;
     case ConstraintKind::kStack:
-      if (!loc.IsStack()) return absl::InvalidArgumentError(absl::StrCat(name, " needs a stack slot, is in ", Loc(loc)));
+      if (!loc.IsStack()) return absl::InvalidArgumentError(absl::StrCat(name(), " needs a stack slot, is in ", Loc(loc)));
       break;
     case ConstraintKind::kFixed:
       if (loc != Location::Reg(op.fixed_reg())) {
-        return absl::InvalidArgumentError(absl::StrCat(name, " is fixed to %", t_.RegName(op.fixed_reg()), ", is in ",
+        return absl::InvalidArgumentError(absl::StrCat(name(), " is fixed to %", t_.RegName(op.fixed_reg()), ", is in ",
                                                        Loc(loc)));
       }
       break;
@@ -157,7 +193,7 @@ absl::Status Checker::CheckOperandStatic(const Operand& op, absl::Span<const Ope
         if (o.IsUse() && k-- == 0) use = &o;
       }
       if (use == nullptr || !loc.IsReg() || use->location() != loc) {
-        return absl::InvalidArgumentError(absl::StrCat(name, " must reuse the register of use #", op.reuse_index(),
+        return absl::InvalidArgumentError(absl::StrCat(name(), " must reuse the register of use #", op.reuse_index(),
                                                        use != nullptr ? absl::StrCat(" (", Loc(use->location()), ")") : "",
                                                        ", is in ", Loc(loc)));
       }
@@ -169,15 +205,288 @@ absl::Status Checker::CheckOperandStatic(const Operand& op, absl::Span<const Ope
   return absl::OkStatus();
 }
 
-absl::Status Checker::Transfer(State& s, Block b, int index, Inst i, bool check) {
+// Backward liveness over the allocated function as it is: a value is live where
+// some path reads it before any def of it (within a block, before any def other
+// than a move-like one). Uses of an instruction are read before its defs (so an
+// early def of a value a late use reads keeps it live). Either way only more
+// state is kept, never less. Only the reachable blocks take part.
+void Checker::ComputeLiveness() {
+  const int nb = f_.num_blocks();
+  b_.live_in.resize(nb);
+  b_.gen.resize(nb);
+  b_.kill.resize(nb);
+  b_.mark.assign(num_values_, 0);
+  b_.epoch = 0;
+  auto next_epoch = [&] {
+    if (++b_.epoch == 0) {
+      std::fill(b_.mark.begin(), b_.mark.end(), 0);
+      b_.epoch = 1;
+    }
+  };
+  for (Block b : cfg_.rpo()) {
+    std::vector<uint32_t>& gen = b_.gen[b.index()];
+    std::vector<uint32_t>& kill = b_.kill[b.index()];
+    gen.clear();
+    kill.clear();
+    b_.live_in[b.index()].clear();
+    next_epoch();
+    const std::vector<Inst>& insts = f_.block(b).insts;
+    for (size_t k = insts.size(); k-- > 0;) {
+      // A move-like def does not hide the uses after it in its block: a
+      // sequentialized parallel copy reads a rotated parameter's old instance
+      // after writing its new one. It still kills for the blocks after.
+      const bool move_like = IsMoveLike(f_.inst(insts[k]).opcode);
+      for (const Operand& op : f_.operands(insts[k])) {
+        if (op.IsDef()) {
+          if (!move_like) b_.mark[op.value().index()] = 0;
+          kill.push_back(op.value().index());
+        }
+      }
+      for (const Operand& op : f_.operands(insts[k])) {
+        uint32_t v = op.value().index();
+        if (op.IsUse() && b_.mark[v] != b_.epoch) {
+          b_.mark[v] = b_.epoch;
+          gen.push_back(v);
+        }
+      }
+    }
+    for (const Operand& p : f_.block(b).params) {
+      b_.mark[p.value().index()] = 0;
+      kill.push_back(p.value().index());
+    }
+    gen.erase(std::remove_if(gen.begin(), gen.end(), [&](uint32_t v) { return b_.mark[v] != b_.epoch; }), gen.end());
+    std::sort(gen.begin(), gen.end());
+    std::sort(kill.begin(), kill.end());
+    kill.erase(std::unique(kill.begin(), kill.end()), kill.end());
+    stats_.state_ops += static_cast<int64_t>(gen.size() + kill.size());
+  }
+  // Passes over the post-order: a block is revisited when a successor's live-in
+  // grew, later in the same pass or, behind a back edge, in the next one.
+  const int n = static_cast<int>(cfg_.rpo().size());
+  std::vector<uint8_t>& pass = b_.pass;
+  std::vector<uint8_t>& next_pass = b_.next_pass;
+  pass.assign(n, 1);
+  next_pass.assign(n, 0);
+  bool more = false;
+  for (int number = n - 1;; --number) {
+    if (number < 0) {
+      if (!more) break;
+      pass.swap(next_pass);
+      more = false;
+      number = n;
+      continue;
+    }
+    if (!pass[number]) continue;
+    pass[number] = 0;
+    Block b = cfg_.rpo()[number];
+    next_epoch();
+    for (uint32_t v : b_.kill[b.index()]) b_.mark[v] = b_.epoch;
+    std::vector<uint32_t>& live = b_.scratch;
+    live.clear();
+    for (uint32_t v : b_.gen[b.index()]) live.push_back(v);
+    uint32_t kill_epoch = b_.epoch;
+    next_epoch();
+    for (uint32_t v : b_.gen[b.index()]) b_.mark[v] = b_.epoch;
+    for (const Edge& e : cfg_.succs(b)) {
+      for (uint32_t v : b_.live_in[e.to.index()]) {
+        // Marked with the kill epoch: defined here; with this epoch: already in.
+        if (b_.mark[v] == b_.epoch) continue;
+        if (b_.mark[v] == kill_epoch) continue;
+        b_.mark[v] = b_.epoch;
+        live.push_back(v);
+      }
+    }
+    stats_.state_ops += static_cast<int64_t>(live.size());
+    if (live.size() == b_.live_in[b.index()].size()) continue;  // live-in only grows
+    std::sort(live.begin(), live.end());
+    b_.live_in[b.index()].assign(live.begin(), live.end());
+    for (const Edge& e : cfg_.preds(b)) {
+      int from = cfg_.rpo_number(e.from);
+      if (from < 0) continue;
+      if (from < number) {
+        pass[from] = 1;
+      } else {
+        next_pass[from] = 1;
+        more = true;
+      }
+    }
+  }
+}
+
+void Checker::Reset() {
+  for (uint32_t l : b_.touched_locs) {
+    b_.contents[l].clear();
+    b_.loc_touched[l] = 0;
+  }
+  b_.touched_locs.clear();
+  for (uint32_t v : b_.touched_values) {
+    b_.where[v].clear();
+    b_.value_touched[v] = 0;
+  }
+  b_.touched_values.clear();
+}
+
+void Checker::SetLoc(uint32_t l, const ValueSet& s) {
+  ValueSet& cur = b_.contents[l];
+  if (b_.logging) b_.undo.emplace_back(l, cur);
+  // `where` entries of the values leaving `l` go stale here and are dropped when
+  // next read (Locations): removing them now would search lists that a value
+  // copied to many places makes long.
+  stats_.state_ops += static_cast<int64_t>(cur.size() + s.size()) + 1;
+  cur = s;
+  if (!b_.loc_touched[l]) {
+    b_.loc_touched[l] = 1;
+    b_.touched_locs.push_back(l);
+  }
+  for (uint32_t w : s) {
+    b_.where[w].push_back(l);
+    TouchValue(w);
+  }
+}
+
+void Checker::TakeOutOf(uint32_t l, uint32_t v) {
+  ValueSet s = b_.contents[l];
+  Erase(s, v);
+  SetLoc(l, s);
+}
+
+const absl::InlinedVector<uint32_t, 2>& Checker::Locations(uint32_t v) {
+  auto& locs = b_.where[v];
+  if (++b_.loc_stamp == 0) {
+    std::fill(b_.loc_mark.begin(), b_.loc_mark.end(), 0);
+    b_.loc_stamp = 1;
+  }
+  size_t keep = 0;
+  for (size_t k = 0; k < locs.size(); ++k) {
+    uint32_t l = locs[k];
+    // Stale (the value left `l`) or a repeat (it left and came back).
+    if (b_.loc_mark[l] == b_.loc_stamp || !Contains(b_.contents[l], v)) continue;
+    b_.loc_mark[l] = b_.loc_stamp;
+    locs[keep++] = l;
+  }
+  stats_.state_ops += static_cast<int64_t>(locs.size());
+  locs.resize(keep);
+  return locs;
+}
+
+void Checker::KillInstance(uint32_t v) {
+  absl::InlinedVector<uint32_t, 4> locs(Locations(v).begin(), Locations(v).end());
+  for (uint32_t l : locs) TakeOutOf(l, v);
+}
+
+ValueSet Checker::Read(Location loc) const {
+  if (!LocationExists(loc)) return ValueSet();
+  if (loc.IsStack()) return b_.contents[num_units_ + loc.slot().index()];
+  bool first = true;
+  ValueSet out;
+  for (uint32_t u : t_.Units(loc.reg())) {
+    if (first) {
+      out = b_.contents[u];
+      first = false;
+      continue;
+    }
+    const ValueSet& other = b_.contents[u];
+    out.erase(std::remove_if(out.begin(), out.end(), [&](uint32_t v) { return !Contains(other, v); }), out.end());
+  }
+  return out;
+}
+
+void Checker::Write(Location loc, const ValueSet& s) {
+  if (!LocationExists(loc)) return;  // reported by the check pass
+  if (loc.IsStack()) return SetLoc(num_units_ + loc.slot().index(), s);
+  for (uint32_t u : t_.Units(loc.reg())) SetLoc(u, s);
+}
+
+void Checker::Load(const std::vector<uint64_t>& pairs) {
+  // Sorted by value, so each location's set is built in ascending order.
+  for (uint64_t p : pairs) {
+    uint32_t v = PairValue(p), l = PairLoc(p);
+    b_.contents[l].push_back(v);
+    if (!b_.loc_touched[l]) {
+      b_.loc_touched[l] = 1;
+      b_.touched_locs.push_back(l);
+    }
+    b_.where[v].push_back(l);
+    TouchValue(v);
+  }
+  stats_.state_ops += static_cast<int64_t>(pairs.size());
+}
+
+void Checker::Extract(const std::vector<uint32_t>& values) {
+  b_.out.clear();
+  for (uint32_t v : values) {
+    size_t first = b_.out.size();
+    for (uint32_t l : Locations(v)) b_.out.push_back(Pair(v, l));
+    std::sort(b_.out.begin() + first, b_.out.end());
+  }
+  stats_.state_ops += static_cast<int64_t>(values.size() + b_.out.size());
+}
+
+void Checker::TransferEdge(const Edge& e) {
+  absl::Span<const Operand> args = f_.BranchArgs(e.branch, e.target);
+  const std::vector<Operand>& params = f_.block(e.to).params;
+  const std::vector<uint32_t>& live = b_.live_in[e.to.index()];
+  std::vector<uint32_t>& values = b_.extract_values;
+  values.assign(live.begin(), live.end());
+  for (const Operand& p : params) values.push_back(p.value().index());
+  if (!params.empty()) {
+    std::sort(values.begin(), values.end());
+    values.erase(std::unique(values.begin(), values.end()), values.end());
+  }
+  values.insert(values.end(), b_.markers.begin(), b_.markers.end());
+  if (params.empty()) return Extract(values);
+
+  // All arguments are read, then every parameter written; a parameter whose
+  // argument does not already hold it is a new instance (see the header).
+  size_t n = std::min(params.size(), args.size());
+  b_.sources.resize(n);
+  for (size_t i = 0; i < n; ++i) b_.sources[i] = Read(args[i].location());
+  b_.logging = true;
+  for (size_t i = 0; i < n; ++i) {
+    uint32_t p = params[i].value().index();
+    if (Contains(b_.sources[i], p)) continue;
+    for (size_t j = 0; j < n; ++j) Erase(b_.sources[j], p);
+    KillInstance(p);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    Insert(b_.sources[i], params[i].value().index());
+    Write(params[i].location(), b_.sources[i]);
+  }
+  b_.logging = false;
+  Extract(values);
+  for (size_t k = b_.undo.size(); k-- > 0;) SetLoc(b_.undo[k].first, b_.undo[k].second);
+  b_.undo.clear();
+}
+
+bool Checker::Meet(Block to) {
+  std::vector<uint64_t>& in = b_.in[to.index()];
+  if (!b_.reached[to.index()]) {
+    b_.reached[to.index()] = 1;
+    in.assign(b_.out.begin(), b_.out.end());
+    stats_.state_ops += static_cast<int64_t>(in.size());
+    return true;
+  }
+  size_t before = in.size();
+  auto keep = in.begin();
+  auto o = b_.out.begin();
+  for (auto it = in.begin(); it != in.end(); ++it) {
+    while (o != b_.out.end() && *o < *it) ++o;
+    if (o != b_.out.end() && *o == *it) *keep++ = *it;
+  }
+  in.erase(keep, in.end());
+  stats_.state_ops += static_cast<int64_t>(before + b_.out.size());
+  return in.size() != before;
+}
+
+absl::Status Checker::Transfer(Block b, int index, Inst i, bool check) {
   const InstData& d = f_.inst(i);
   absl::Span<const Operand> ops = f_.operands(i);
-  std::string where = check ? Where(b, index, i) : std::string();
+  auto where = [&] { return Where(b, index, i); };
   auto check_use = [&](const Operand& op, int k) -> absl::Status {
     if (!check) return absl::OkStatus();
-    ValueSet held = s.Read(op.location(), t_);
+    ValueSet held = Read(op.location());
     if (!Contains(held, op.value().index())) {
-      return absl::InvalidArgumentError(absl::StrCat(where, ": use #", k, " expects v", op.value().index(), " in ",
+      return absl::InvalidArgumentError(absl::StrCat(where(), ": use #", k, " expects v", op.value().index(), " in ",
                                                      Loc(op.location()), ", which holds ", Describe(held)));
     }
     return absl::OkStatus();
@@ -190,7 +499,7 @@ absl::Status Checker::Transfer(State& s, Block b, int index, Inst i, bool check)
     for (size_t a = 0; a < ops.size(); ++a) {
       for (size_t c = a + 1; c < ops.size(); ++c) {
         if (ops[a].IsDef() && ops[c].IsDef() && LocationsOverlap(ops[a].location(), ops[c].location(), t_)) {
-          return absl::InvalidArgumentError(absl::StrCat(where, ": defs v", ops[a].value().index(), " and v",
+          return absl::InvalidArgumentError(absl::StrCat(where(), ": defs v", ops[a].value().index(), " and v",
                                                          ops[c].value().index(), " overlap in ",
                                                          Loc(ops[a].location()), " / ", Loc(ops[c].location())));
         }
@@ -201,60 +510,59 @@ absl::Status Checker::Transfer(State& s, Block b, int index, Inst i, bool check)
   // A copy's def equals its source, so its location holds the source's values too
   // (a read-only copy may share its source's register: Subzero's overlap).
   bool preserves = move_like || d.opcode == Opcode::kCopy;
-  std::vector<ValueSet> sources;
+  std::vector<ValueSet>& sources = b_.sources;
+  sources.clear();
   int k = 0;
   for (const Operand& op : ops) {
     if (!op.IsUse()) continue;
     if (op.position() == Position::kEarly) RA_RETURN_IF_ERROR(check_use(op, k));
-    if (preserves) sources.push_back(s.Read(op.location(), t_));
+    if (preserves) sources.push_back(Read(op.location()));
     ++k;
   }
+  // The set a def writes. Other locations that held an earlier instance of the
+  // value keep it: a sequentialized parallel copy reads a rotated parameter's old
+  // instance after writing its new one (`v9 = move v10; v10 = move v9`).
+  auto write_def = [&](const Operand& op, int def_index) {
+    ValueSet set;
+    if (preserves && def_index < static_cast<int>(sources.size())) set = sources[def_index];
+    Insert(set, op.value().index());
+    Write(op.location(), set);
+  };
+  int def_index = 0;
   for (const Operand& op : ops) {
-    if (op.IsDef() && op.position() == Position::kEarly) s.Write(op.location(), ValueSet{op.value().index()}, t_);
+    if (!op.IsDef()) continue;
+    if (op.position() == Position::kEarly) write_def(op, def_index);
+    ++def_index;
   }
-  if (d.clobbers >= 0) s.Kill(t_.UnitsOf(f_.clobber_set(d.clobbers)));
+  if (d.clobbers >= 0) {
+    for (uint32_t u : t_.UnitsOf(f_.clobber_set(d.clobbers))) SetLoc(u, ValueSet());
+  }
   k = 0;
   for (const Operand& op : ops) {
     if (!op.IsUse()) continue;
     if (op.position() == Position::kLate) RA_RETURN_IF_ERROR(check_use(op, k));
     ++k;
   }
-  int def_index = 0;
+  def_index = 0;
   for (const Operand& op : ops) {
     if (!op.IsDef()) continue;
-    if (op.position() == Position::kLate) {
-      ValueSet set;
-      if (preserves) set = sources[def_index];
-      Insert(set, op.value().index());
-      s.Write(op.location(), set, t_);
-    }
+    if (op.position() == Position::kLate) write_def(op, def_index);
     ++def_index;
   }
   return absl::OkStatus();
 }
 
-void Checker::TransferEdge(State& s, const Edge& e) {
-  absl::Span<const Operand> args = f_.BranchArgs(e.branch, e.target);
-  const std::vector<Operand>& params = f_.block(e.to).params;
-  std::vector<ValueSet> sets;
-  for (const Operand& a : args) sets.push_back(s.Read(a.location(), t_));
-  for (size_t i = 0; i < params.size() && i < sets.size(); ++i) {
-    Insert(sets[i], params[i].value().index());
-    s.Write(params[i].location(), sets[i], t_);
-  }
-}
-
-absl::Status Checker::CheckReturn(const State& s, Block b, int index, Inst i) {
+absl::Status Checker::CheckReturn(Block b, int index, Inst i) {
   UnitSet saved = t_.UnitsOf(f_.saved_regs());
   for (PReg r : t_.abi().callee_saved) {
     UnitSet units = t_.Units(r);
     if (saved.Contains(units)) continue;
     for (uint32_t u : units) {
       if (saved.Test(u)) continue;
-      if (!Contains(s.unit(u), kEntryMarker + u)) {
+      if (!Contains(b_.contents[u], num_values_ + u)) {
         return absl::InvalidArgumentError(absl::StrCat(
             Where(b, index, i), ": callee-saved %", t_.RegName(r), " does not hold its entry value at ret (holds ",
-            Describe(s.Read(Location::Reg(r), t_)), "); restore it or list it in the frame's saves"));
+            Describe(Read(Location::Reg(r))), "); restore it or list it in the frame's saves"));
       }
     }
   }
@@ -263,69 +571,141 @@ absl::Status Checker::CheckReturn(const State& s, Block b, int index, Inst i) {
 
 absl::Status Checker::Run() {
   if (f_.layout().empty()) return absl::InvalidArgumentError(absl::StrCat("function %", f_.name(), ": has no blocks"));
-  ControlFlowGraph cfg(f_);
-  int num_units = t_.num_units();
-  State entry(num_units, f_.num_stack_slots());
-  for (uint32_t u : t_.UnitsOf(t_.abi().callee_saved)) entry.unit(u) = ValueSet{kEntryMarker + u};
-  for (const Operand& p : f_.block(f_.entry()).params) {
+  num_values_ = static_cast<uint32_t>(f_.num_values());
+  num_units_ = static_cast<uint32_t>(t_.num_units());
+  const size_t num_locs = num_units_ + static_cast<size_t>(f_.num_stack_slots());
+  const size_t num_ids = num_values_ + static_cast<size_t>(num_units_);
+  // The dense state is left reset by the previous run; grow it to this function.
+  if (b_.contents.size() < num_locs) {
+    b_.contents.resize(num_locs);
+    b_.loc_touched.resize(num_locs, 0);
+    b_.loc_mark.resize(num_locs, 0);
+  }
+  if (b_.where.size() < num_ids) {
+    b_.where.resize(num_ids);
+    b_.value_touched.resize(num_ids, 0);
+  }
+  Reset();
+  b_.markers.clear();
+  for (uint32_t u : t_.UnitsOf(t_.abi().callee_saved)) b_.markers.push_back(num_values_ + u);
+
+  stats_.blocks = static_cast<int>(cfg_.rpo().size());
+  ComputeLiveness();
+
+  const Block entry = f_.entry();
+  for (uint32_t u : t_.UnitsOf(t_.abi().callee_saved)) SetLoc(u, ValueSet{num_values_ + u});
+  std::vector<uint32_t>& entry_values = b_.extract_values;
+  entry_values.assign(b_.live_in[entry.index()].begin(), b_.live_in[entry.index()].end());
+  for (const Operand& p : f_.block(entry).params) {
     if (p.location().IsNone()) {
-      return absl::InvalidArgumentError(absl::StrCat("function %", f_.name(), ", block", f_.entry().index(),
+      Reset();
+      return absl::InvalidArgumentError(absl::StrCat("function %", f_.name(), ", block", entry.index(),
                                                      ": parameter v", p.value().index(), " has no location"));
     }
     // Class, slot size and constraint are checked with every parameter in the
     // final pass; a location that doesn't exist can't even be written, so it is
     // reported (by the same check) now.
     if (!LocationExists(p.location())) {
-      std::string where = absl::StrCat("function %", f_.name(), ", block", f_.entry().index(), ", parameter");
-      RA_RETURN_IF_ERROR(CheckOperandStatic(p, {}, where, 0));
+      Reset();
+      RA_RETURN_IF_ERROR(CheckOperandStatic(
+          p, {}, [&] { return absl::StrCat("function %", f_.name(), ", block", entry.index(), ", parameter"); }, 0));
     }
-    entry.Write(p.location(), ValueSet{p.value().index()}, t_);
+    Write(p.location(), ValueSet{p.value().index()});
+    entry_values.push_back(p.value().index());
   }
-  std::vector<std::optional<State>> in(f_.num_blocks());
-  in[f_.entry().index()] = entry;
+  std::sort(entry_values.begin(), entry_values.end());
+  entry_values.erase(std::unique(entry_values.begin(), entry_values.end()), entry_values.end());
+  entry_values.insert(entry_values.end(), b_.markers.begin(), b_.markers.end());
+  Extract(entry_values);
+  Reset();
+  const int nb = f_.num_blocks();
+  b_.in.resize(nb);
+  b_.reached.assign(nb, 0);
+  for (Block b : cfg_.rpo()) b_.in[b.index()].clear();
+  Meet(entry);
 
-  // Forward dataflow to a fixpoint, in RPO, without checks.
-  std::vector<uint8_t> queued(f_.num_blocks(), 0);
-  std::vector<Block> work(cfg.rpo().rbegin(), cfg.rpo().rend());
-  for (Block b : work) queued[b.index()] = 1;
-  while (!work.empty()) {
-    Block b = work.back();
-    work.pop_back();
-    queued[b.index()] = 0;
-    if (!in[b.index()].has_value()) continue;
-    State s = *in[b.index()];
+  // Forward dataflow to a fixpoint without checks, in passes over the RPO: a block
+  // whose entry state changed is walked later in the same pass, or, behind a back
+  // edge, in the next one. (Taking the lowest queued RPO number first instead
+  // iterates each inner loop to convergence every time an outer header changes:
+  // the visits multiply over a loop nest.)
+  // Queued blocks by RPO number: in this pass, or in the next.
+  const int n = static_cast<int>(cfg_.rpo().size());
+  std::vector<uint8_t>& pass = b_.pass;
+  std::vector<uint8_t>& next_pass = b_.next_pass;
+  pass.assign(n, 0);
+  next_pass.assign(n, 0);
+  pass[0] = 1;
+  bool more = false;
+  absl::Status status = absl::OkStatus();
+  for (int number = 0; status.ok(); ++number) {
+    if (number == n) {
+      if (!more) break;
+      pass.swap(next_pass);
+      more = false;
+      number = -1;
+      continue;
+    }
+    if (!pass[number]) continue;
+    pass[number] = 0;
+    Block b = cfg_.rpo()[number];
+    ++stats_.block_visits;
+    Reset();
+    Load(b_.in[b.index()]);
     const std::vector<Inst>& insts = f_.block(b).insts;
-    for (size_t k = 0; k < insts.size(); ++k) RA_RETURN_IF_ERROR(Transfer(s, b, static_cast<int>(k), insts[k], false));
-    for (const Edge& e : cfg.succs(b)) {
-      State out = s;
-      TransferEdge(out, e);
-      std::optional<State>& target = in[e.to.index()];
-      bool changed = !target.has_value() ? (target = std::move(out), true) : target->MeetWith(out);
-      if (changed && !queued[e.to.index()]) {
-        queued[e.to.index()] = 1;
-        work.push_back(e.to);
+    for (size_t k = 0; k < insts.size() && status.ok(); ++k) status = Transfer(b, static_cast<int>(k), insts[k], false);
+    if (!status.ok()) break;
+    for (const Edge& e : cfg_.succs(b)) {
+      TransferEdge(e);
+      if (Meet(e.to)) {
+        int to = cfg_.rpo_number(e.to);
+        if (to > number) {
+          pass[to] = 1;
+        } else {
+          next_pass[to] = 1;
+          more = true;
+        }
       }
     }
   }
   // Check every reachable block against its fixpoint state.
-  for (Block b : cfg.rpo()) {
+  for (Block b : cfg_.rpo()) {
+    if (!status.ok()) break;
+    stats_.entry_pairs += static_cast<int64_t>(b_.in[b.index()].size());
+    stats_.live_in += static_cast<int64_t>(b_.live_in[b.index()].size());
     for (const Operand& p : f_.block(b).params) {
-      std::string where = absl::StrCat("function %", f_.name(), ", block", b.index(), ", parameter");
-      RA_RETURN_IF_ERROR(CheckOperandStatic(p, {}, where, 0));
+      status = CheckOperandStatic(
+          p, {}, [&] { return absl::StrCat("function %", f_.name(), ", block", b.index(), ", parameter"); }, 0);
+      if (!status.ok()) break;
     }
-    State s = *in[b.index()];
+    if (!status.ok()) break;
+    Reset();
+    Load(b_.in[b.index()]);
     const std::vector<Inst>& insts = f_.block(b).insts;
-    for (size_t k = 0; k < insts.size(); ++k) {
-      RA_RETURN_IF_ERROR(Transfer(s, b, static_cast<int>(k), insts[k], true));
-      if (f_.inst(insts[k]).opcode == Opcode::kRet) RA_RETURN_IF_ERROR(CheckReturn(s, b, static_cast<int>(k), insts[k]));
+    for (size_t k = 0; k < insts.size() && status.ok(); ++k) {
+      status = Transfer(b, static_cast<int>(k), insts[k], true);
+      if (status.ok() && f_.inst(insts[k]).opcode == Opcode::kRet) {
+        status = CheckReturn(b, static_cast<int>(k), insts[k]);
+      }
     }
   }
-  return absl::OkStatus();
+  Reset();  // leave the dense state empty for the next run
+  b_.undo.clear();
+  b_.logging = false;
+  return status;
 }
 
 }  // namespace
 
-absl::Status CheckAllocation(const Function& func, const Target& target) { return Checker(func, target).Run(); }
+AllocationChecker::AllocationChecker() : buffers_(std::make_unique<Buffers>()) {}
+AllocationChecker::~AllocationChecker() = default;
+
+absl::Status AllocationChecker::Run(const Function& func, const Target& target) {
+  stats_ = CheckStats();
+  return Checker(func, target, *buffers_, stats_).Run();
+}
+
+absl::Status CheckAllocation(const Function& func, const Target& target) { return AllocationChecker().Run(func, target); }
 
 AllocationCost MeasureAllocation(const Function& func) {
   AllocationCost cost;

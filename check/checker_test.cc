@@ -2,9 +2,13 @@
 
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "check/generator.h"
+#include "check/stack_allocator.h"
+#include "ssa/legalize.h"
 #include "ssa/lower_params.h"
 #include "ssa/parser.h"
 #include "ssa/verifier.h"
@@ -206,6 +210,70 @@ block0(v0@%d0[%d0]: f64):
   Function g = ParseFunction(absl::StrReplaceAll(text, {{"f64", "v128"}, {"%d8", "%q8"}, {"%d0", "%q0"},
                                                         {"fadd v0[%q8], v0[%q8]", "copy v0[%q8]"}}), t).value();
   EXPECT_THAT(CheckAllocation(g, t).message(), HasSubstr("expects v0 in %q8, which holds nothing"));
+}
+
+// A chain of `n` blocks, each passing one value on to the next.
+std::string Chain(int n) {
+  std::string text = "function %chain(i64) -> i64 {\nblock0(v0: i64):\n    jump block1(v0)\n";
+  for (int b = 1; b < n; ++b) {
+    absl::StrAppend(&text, "block", b, "(v", 2 * b - 1, ": i64):\n    v", 2 * b, " = add v", 2 * b - 1, ", v",
+                    2 * b - 1, "\n    jump block", b + 1, "(v", 2 * b, ")\n");
+  }
+  absl::StrAppend(&text, "block", n, "(v", 2 * n - 1, ": i64):\n    ret v", 2 * n - 1, "\n}\n");
+  return text;
+}
+
+// The reference allocator gives every value a slot of its own, so a checker
+// that copies the whole state per edge does work quadratic in the chain's length
+// (2,000 blocks took 25 s and 5.6 GB). Only live values are carried now.
+TEST(CheckerScaleTest, ABlockChainChecksInWorkLinearInItsLength) {
+  const Target& t = X86();
+  AllocationChecker checker;
+  int64_t ops_per_inst[2];
+  const int lengths[2] = {500, 2000};
+  for (int k = 0; k < 2; ++k) {
+    Function f = ParseFunction(Chain(lengths[k]), t).value();
+    ASSERT_TRUE(Legalize(f, t).ok());
+    ASSERT_TRUE(AllocateOnStack(f, t).ok());
+    ASSERT_TRUE(LowerBlockParams(f, t).ok());
+    ASSERT_TRUE(checker.Run(f, t).ok()) << checker.Run(f, t);
+    const int insts = f.CountInstsInLayout();
+    ops_per_inst[k] = checker.stats().state_ops / insts;
+    EXPECT_LE(checker.stats().state_ops, 80 * insts) << lengths[k] << " blocks";
+    EXPECT_EQ(checker.stats().block_visits, f.num_blocks()) << "a chain needs one pass";
+  }
+  EXPECT_LE(ops_per_inst[1], ops_per_inst[0] + 2);
+}
+
+// Nested loops take a few passes over the RPO, not a product of rounds per level.
+TEST(CheckerScaleTest, LoopNestsTakeAFewPasses) {
+  for (const char* name : {"x86_64", "aarch64", "armv7"}) {
+    const Target& t = *TargetByName(name).value();
+    GeneratorOptions g;
+    g.num_insts = 20000;
+    g.max_nesting = 6;
+    g.loop_percent = 45;
+    Function f = Generate(7, g, t).value();
+    ASSERT_TRUE(AllocateOnStack(f, t).ok());
+    ASSERT_TRUE(LowerBlockParams(f, t).ok());
+    AllocationChecker checker;
+    ASSERT_TRUE(checker.Run(f, t).ok()) << checker.Run(f, t);
+    EXPECT_LE(checker.stats().block_visits, 4 * f.num_blocks()) << name;
+  }
+}
+
+// One checker object serves many functions: a failing function leaves nothing
+// behind for the next.
+TEST(CheckerScaleTest, AReusedCheckerGivesTheVerdictsOfFreshOnes) {
+  AllocationChecker reused;
+  for (const Violation& v : kViolations) {
+    absl::StatusOr<Function> parsed = ParseFunction(absl::StrReplaceAll(kValid, {{v.find, v.replace}}), X86());
+    if (!parsed.ok()) continue;  // caught by the parser
+    const Function& bad = *parsed;
+    EXPECT_EQ(reused.Run(bad, X86()).message(), CheckAllocation(bad, X86()).message()) << v.name;
+    Function good = ParseFunction(kValid, X86()).value();
+    EXPECT_TRUE(reused.Run(good, X86()).ok()) << v.name;
+  }
 }
 
 }  // namespace

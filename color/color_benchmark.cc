@@ -12,6 +12,7 @@
 #include "spill/spill.h"
 #include "ssa/lower_params.h"
 #include "check/benchmark_functions.h"
+#include "check/checker.h"
 
 namespace regalloc {
 namespace {
@@ -75,6 +76,35 @@ void BM_SsaAllocator(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * insts);
 }
 BENCHMARK(BM_SsaAllocator)->RangeMultiplier(10)->Range(1000, 1000000)->Unit(benchmark::kMillisecond);
+
+// The checker on the whole `ssa` allocator's result (block parameters lowered);
+// items are instructions of the checked function.
+void BM_CheckSsaAllocation(benchmark::State& state) {
+  static auto* cache = new std::map<int, Function>();
+  int size = static_cast<int>(state.range(0));
+  if (!cache->count(size)) {
+    Function f = BenchmarkFunction(size, X86());
+    VirtRegs vregs;
+    ValueLocations locs;
+    LiveSets sets;
+    (void)Coalesce(f, vregs, sets).value();
+    (void)Spill(X86(), f, vregs, sets, locs).value();
+    (void)InsertReloads(X86(), f, sets, locs).value();
+    (void)Color(X86(), f, vregs, sets, locs).value();
+    (void)LowerBlockParams(f, X86()).value();
+    cache->emplace(size, std::move(f));
+  }
+  const Function& f = cache->at(size);
+  AllocationChecker checker;  // warm: buffers sized by the first run
+  (void)checker.Run(f, X86());
+  for (auto _ : state) benchmark::DoNotOptimize(checker.Run(f, X86()));
+  int insts = f.CountInstsInLayout();
+  state.SetItemsProcessed(state.iterations() * insts);
+  const CheckStats& s = checker.stats();
+  state.counters["state_bytes_per_inst"] = static_cast<double>(s.entry_pairs * 8 + s.live_in * 4) / insts;
+  state.counters["visits_per_block"] = static_cast<double>(s.block_visits) / s.blocks;
+}
+BENCHMARK(BM_CheckSsaAllocation)->RangeMultiplier(10)->Range(1000, 1000000)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace regalloc
