@@ -90,14 +90,14 @@ class Checker {
 
  private:
   std::string Where(Block b, int index, Inst i) const {
-    return absl::StrCat("function %", f_.name(), ", block", b.index(), ", inst ", index, " `",
+    return absl::StrCat("function %", f_.name(), ", ", f_.BlockName(b), ", inst ", index, " `",
                         PrintInst(f_, i, t_), "`");
   }
   std::string Loc(Location l) const { return PrintLocation(l, t_); }
   std::string Describe(const ValueSet& s) const {
     if (s.empty()) return "nothing";
     std::vector<std::string> names;
-    for (uint32_t v : s) names.push_back(v >= num_values_ ? "an entry value" : absl::StrCat("v", v));
+    for (uint32_t v : s) names.push_back(v >= num_values_ ? "an entry value" : absl::StrCat(f_.ValueName(Value(v))));
     return absl::StrJoin(names, ", ");
   }
   bool LocationExists(Location l) const {
@@ -149,7 +149,7 @@ class Checker {
 absl::Status Checker::CheckOperandStatic(const Operand& op, absl::Span<const Operand> ops,
                                          absl::FunctionRef<std::string()> where, int index, bool move_like) {
   auto name = [&] {
-    return absl::StrCat(where(), ": ", op.IsDef() ? "def" : "use", " #", index, " (v", op.value().index(), ")");
+    return absl::StrCat(where(), ": ", op.IsDef() ? "def" : "use", " #", index, " (", f_.ValueName(op.value()), ")");
   };
   Location loc = op.location();
   Type type = f_.value_type(op.value());
@@ -486,7 +486,7 @@ absl::Status Checker::Transfer(Block b, int index, Inst i, bool check) {
     if (!check) return absl::OkStatus();
     ValueSet held = Read(op.location());
     if (!Contains(held, op.value().index())) {
-      return absl::InvalidArgumentError(absl::StrCat(where(), ": use #", k, " expects v", op.value().index(), " in ",
+      return absl::InvalidArgumentError(absl::StrCat(where(), ": use #", k, " expects ", f_.ValueName(op.value()), " in ",
                                                      Loc(op.location()), ", which holds ", Describe(held)));
     }
     return absl::OkStatus();
@@ -499,8 +499,8 @@ absl::Status Checker::Transfer(Block b, int index, Inst i, bool check) {
     for (size_t a = 0; a < ops.size(); ++a) {
       for (size_t c = a + 1; c < ops.size(); ++c) {
         if (ops[a].IsDef() && ops[c].IsDef() && LocationsOverlap(ops[a].location(), ops[c].location(), t_)) {
-          return absl::InvalidArgumentError(absl::StrCat(where(), ": defs v", ops[a].value().index(), " and v",
-                                                         ops[c].value().index(), " overlap in ",
+          return absl::InvalidArgumentError(absl::StrCat(where(), ": defs ", f_.ValueName(ops[a].value()), " and ",
+                                                         f_.ValueName(ops[c].value()), " overlap in ",
                                                          Loc(ops[a].location()), " / ", Loc(ops[c].location())));
         }
       }
@@ -599,8 +599,8 @@ absl::Status Checker::Run() {
   for (const Operand& p : f_.block(entry).params) {
     if (p.location().IsNone()) {
       Reset();
-      return absl::InvalidArgumentError(absl::StrCat("function %", f_.name(), ", block", entry.index(),
-                                                     ": parameter v", p.value().index(), " has no location"));
+      return absl::InvalidArgumentError(absl::StrCat("function %", f_.name(), ", ", f_.BlockName(entry),
+                                                     ": parameter ", f_.ValueName(p.value()), " has no location"));
     }
     // Class, slot size and constraint are checked with every parameter in the
     // final pass; a location that doesn't exist can't even be written, so it is
@@ -608,7 +608,7 @@ absl::Status Checker::Run() {
     if (!LocationExists(p.location())) {
       Reset();
       RA_RETURN_IF_ERROR(CheckOperandStatic(
-          p, {}, [&] { return absl::StrCat("function %", f_.name(), ", block", entry.index(), ", parameter"); }, 0));
+          p, {}, [&] { return absl::StrCat("function %", f_.name(), ", ", f_.BlockName(entry), ", parameter"); }, 0));
     }
     Write(p.location(), ValueSet{p.value().index()});
     entry_values.push_back(p.value().index());
@@ -675,7 +675,7 @@ absl::Status Checker::Run() {
     stats_.live_in += static_cast<int64_t>(b_.live_in[b.index()].size());
     for (const Operand& p : f_.block(b).params) {
       status = CheckOperandStatic(
-          p, {}, [&] { return absl::StrCat("function %", f_.name(), ", block", b.index(), ", parameter"); }, 0);
+          p, {}, [&] { return absl::StrCat("function %", f_.name(), ", ", f_.BlockName(b), ", parameter"); }, 0);
       if (!status.ok()) break;
     }
     if (!status.ok()) break;

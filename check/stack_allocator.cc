@@ -41,8 +41,8 @@ class StackAllocator {
   }
   void Touch(PReg r) { used_ |= t_.Aliases(r); }
   absl::Status NoRegister(Block b, Inst i, Value v) {
-    return absl::FailedPreconditionError(absl::StrCat("function %", f_.name(), ", block", b.index(), " `",
-                                                      PrintInst(f_, i, t_), "`: no register left for v", v.index()));
+    return absl::FailedPreconditionError(absl::StrCat("function %", f_.name(), ", ", f_.BlockName(b), " `",
+                                                      PrintInst(f_, i, t_), "`: no register left for ", f_.ValueName(v)));
   }
   absl::Status AssignParams(Block b, std::vector<Inst>& out);
   absl::Status AssignInst(Block b, Inst i, std::vector<Inst>& out);
@@ -70,8 +70,8 @@ absl::Status StackAllocator::AssignParams(Block b, std::vector<Inst>& out) {
       default: {
         std::optional<PReg> r = Pick(v, taken);
         if (!r.has_value()) {
-          return absl::FailedPreconditionError(absl::StrCat("function %", f_.name(), ", block", b.index(),
-                                                            ": no register left for parameter v", v.index()));
+          return absl::FailedPreconditionError(absl::StrCat("function %", f_.name(), ", ", f_.BlockName(b),
+                                                            ": no register left for parameter ", f_.ValueName(v)));
         }
         loc = Location::Reg(*r);
         taken.InsertWithAliases(t_, *r);

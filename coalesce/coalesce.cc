@@ -188,7 +188,7 @@ absl::StatusOr<CoalesceStats> Coalesce(Function& f, VirtRegs& vregs, LiveSets& s
         // copy then lives only between itself and its branch, in its own
         // predecessor, and the parameter only at the top of its block.
         if (isolated_params.contains(p.index())) {
-          return absl::InternalError(absl::StrCat("function %", f.name(), ": block", b.index(), " parameter v",
+          return absl::InternalError(absl::StrCat("function %", f.name(), ": ", f.BlockName(b), " parameter v",
                                                   p.index(), " interferes even after isolation"));
         }
         param_copies.push_back(ParamCopy{b, static_cast<int>(i)});

@@ -77,7 +77,7 @@ class Colorer {
   }
 
   std::string Where(Block b, Inst i) const {
-    return absl::StrCat("function %", f_.name(), ", block", b.index(), " `", PrintInst(f_, i, t_), "`");
+    return absl::StrCat("function %", f_.name(), ", ", f_.BlockName(b), " `", PrintInst(f_, i, t_), "`");
   }
   absl::Status Bug(Block b, Inst i, absl::string_view what) const {
     return absl::InternalError(absl::StrCat(Where(b, i), ": ", what, " (the spiller should have made room)"));
@@ -259,16 +259,16 @@ absl::Status Colorer::AssignParams(Block b) {
       if (is_fixed) {
         loc = Location::Reg(p.fixed_reg());  // a spilled one arrives here, then is stored
         if (busy_.Intersects(t_.Units(p.fixed_reg()))) {
-          return absl::InternalError(absl::StrCat("function %", f_.name(), ", block", b.index(), ": parameter v",
-                                                  v.index(), " is fixed to an occupied register"));
+          return absl::InternalError(absl::StrCat("function %", f_.name(), ", ", f_.BlockName(b), ": parameter ",
+                                                  f_.ValueName(v), " is fixed to an occupied register"));
         }
       } else if (locs_.IsSpilled(v)) {
         loc = locs_.Get(v);
       } else {
         std::optional<PReg> r = Pick(v, busy_, fixed, HintFor(v));
         if (!r.has_value()) {
-          return absl::InternalError(absl::StrCat("function %", f_.name(), ", block", b.index(),
-                                                  ": no register for parameter v", v.index(),
+          return absl::InternalError(absl::StrCat("function %", f_.name(), ", ", f_.BlockName(b),
+                                                  ": no register for parameter ", f_.ValueName(v),
                                                   " (the spiller should have made room)"));
         }
         loc = Location::Reg(*r);
@@ -353,7 +353,7 @@ absl::Status Colorer::Relocate(Block b, Inst copy, Inst i) {
     for (size_t e = 0; e < m; ++e) {
       if (ops[e].constraint() != ConstraintKind::kFixed) continue;
       PReg r = ops[e].fixed_reg();
-      if (after.Intersects(t_.Units(r))) return Bug(b, i, absl::StrCat("%", t_.RegName(r), " is not free for v", ops[e].value().index()));
+      if (after.Intersects(t_.Units(r))) return Bug(b, i, absl::StrCat("%", t_.RegName(r), " is not free for ", f_.ValueName(ops[e].value())));
       place(e, r);
     }
     for (size_t e = 0; e < m; ++e) {
@@ -362,7 +362,7 @@ absl::Status Colorer::Relocate(Block b, Inst copy, Inst i) {
       std::optional<PReg> hint;
       if (cur_[src.index()].IsReg() && DiesAt(src, copy)) hint = cur_[src.index()].reg();
       std::optional<PReg> r = Pick(ops[e].value(), after, fixed_uses, hint);
-      if (!r.has_value()) return Bug(b, i, absl::StrCat("no register for the copy v", ops[e].value().index()));
+      if (!r.has_value()) return Bug(b, i, absl::StrCat("no register for the copy ", f_.ValueName(ops[e].value())));
       place(e, *r);
     }
   }
@@ -462,7 +462,7 @@ absl::Status Colorer::RestoreHomes(Block b, Inst branch, const LiveSets& sets) {
   }
   for (Value w : displaced) {
     std::optional<PReg> r = Pick(w, after, RegSet(), HintFor(w));
-    if (!r.has_value()) return Bug(b, branch, absl::StrCat("no register to move v", w.index(), " off a home"));
+    if (!r.has_value()) return Bug(b, branch, absl::StrCat("no register to move ", f_.ValueName(w), " off a home"));
     after |= t_.Units(*r);
     moves.push_back(CopyMove{cur_[w.index()], Location::Reg(*r), w, Value(), f_.value_type(w)});
     placed.push_back({w, Location::Reg(*r)});
@@ -482,7 +482,7 @@ absl::Status Colorer::AssignInst(Block b, Inst i) {
   for (Operand& op : ops) {
     if (!op.IsUse()) continue;
     Location l = cur_[op.value().index()];
-    if (l.IsNone()) return Bug(b, i, absl::StrCat("v", op.value().index(), " has no location"));
+    if (l.IsNone()) return Bug(b, i, absl::StrCat(f_.ValueName(op.value()), " has no location"));
     op.set_location(l);
     use_locs.push_back(l);
     if (move_like) continue;
@@ -493,7 +493,7 @@ absl::Status Colorer::AssignInst(Block b, Inst i) {
       case ConstraintKind::kFixed: ok = l == Location::Reg(op.fixed_reg()); break;
       default: break;
     }
-    if (!ok) return Bug(b, i, absl::StrCat("use of v", op.value().index(), " cannot be met"));
+    if (!ok) return Bug(b, i, absl::StrCat("use of ", f_.ValueName(op.value()), " cannot be met"));
   }
   // Early defs: clear of every use and of the clobbers.
   RegSet clobbered;
@@ -505,19 +505,19 @@ absl::Status Colorer::AssignInst(Block b, Inst i) {
     Location l;
     if (op.constraint() == ConstraintKind::kFixed) {
       l = Location::Reg(op.fixed_reg());
-      if (busy_.Intersects(t_.Units(op.fixed_reg()))) return Bug(b, i, absl::StrCat("%", t_.RegName(op.fixed_reg()), " is not free for v", v.index()));
+      if (busy_.Intersects(t_.Units(op.fixed_reg()))) return Bug(b, i, absl::StrCat("%", t_.RegName(op.fixed_reg()), " is not free for ", f_.ValueName(v)));
     } else if (op.constraint() == ConstraintKind::kReuse) {
       const Operand* src = f_.UseOperand(i, op.reuse_index());
       if (src == nullptr || !cur_[src->value().index()].IsReg()) return Bug(b, i, "reuse of a use that is not in a register");
       l = cur_[src->value().index()];
-      if (busy_.Intersects(t_.Units(l.reg()))) return Bug(b, i, absl::StrCat("v", v.index(), " cannot reuse its source's register"));
+      if (busy_.Intersects(t_.Units(l.reg()))) return Bug(b, i, absl::StrCat(f_.ValueName(v), " cannot reuse its source's register"));
     } else if (locs_.IsSpilled(v) && (move_like || op.constraint() == ConstraintKind::kStack)) {
       l = locs_.Get(v);
     } else {
       std::optional<PReg> hint = HintFor(v);
       if (d.opcode == Opcode::kCopy && use_locs[0].IsReg() && !hint.has_value()) hint = use_locs[0].reg();
       std::optional<PReg> r = Pick(v, busy_, forbid, hint);
-      if (!r.has_value()) return Bug(b, i, absl::StrCat("no register for v", v.index()));
+      if (!r.has_value()) return Bug(b, i, absl::StrCat("no register for ", f_.ValueName(v)));
       l = Location::Reg(*r);
     }
     NoteVregReg(v, l);
@@ -547,7 +547,7 @@ absl::Status Colorer::AssignInst(Block b, Inst i) {
       bool defined_here = false;
       for (const Operand& op : ops) defined_here |= op.IsDef() && op.value() == w;
       if (!defined_here && clobbered.Contains(cur_[w.index()].reg())) {
-        return Bug(b, i, absl::StrCat("v", w.index(), " is live across the clobber of %", t_.RegName(cur_[w.index()].reg())));
+        return Bug(b, i, absl::StrCat(f_.ValueName(w), " is live across the clobber of %", t_.RegName(cur_[w.index()].reg())));
       }
     }
   }
@@ -567,7 +567,7 @@ absl::StatusOr<ColorStats> Colorer::Run() {
   LoopNest loops(f_, cfg, dom);
   for (Block b : f_.layout()) {
     if (!cfg.Reachable(b)) {
-      return absl::InvalidArgumentError(absl::StrCat("function %", f_.name(), ", block", b.index(),
+      return absl::InvalidArgumentError(absl::StrCat("function %", f_.name(), ", ", f_.BlockName(b),
                                                      " is unreachable; remove it before coloring"));
     }
   }
@@ -590,8 +590,8 @@ absl::StatusOr<ColorStats> Colorer::Run() {
     weight_ = loops.Weight(b);
     EnterBlock(b, sets);
     if (missing_home_.IsValid()) {
-      return absl::InternalError(absl::StrCat("function %", f_.name(), ", block", b.index(), ": live-in v",
-                                              missing_home_.index(), " has no home yet"));
+      return absl::InternalError(absl::StrCat("function %", f_.name(), ", ", f_.BlockName(b), ": live-in ",
+                                              f_.ValueName(missing_home_), " has no home yet"));
     }
     RA_RETURN_IF_ERROR(AssignParams(b));
     std::vector<Inst> insts = f_.block(b).insts;
@@ -615,7 +615,7 @@ absl::StatusOr<ColorStats> Colorer::Run() {
     for (Value v : sets.LiveOut(b)) {
       if (frozen_[v.index()]) continue;
       if (!cur_[v.index()].IsReg()) {
-        return absl::InternalError(absl::StrCat("function %", f_.name(), ", block", b.index(), ": v", v.index(),
+        return absl::InternalError(absl::StrCat("function %", f_.name(), ", ", f_.BlockName(b), ": ", f_.ValueName(v),
                                                 " is live out but holds no register"));
       }
       locs_.Set(v, cur_[v.index()]);

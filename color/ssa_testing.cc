@@ -86,7 +86,7 @@ absl::Status CheckRegisterPressure(const Function& f, const Target& t, const Val
         ++across[cls(Value(v))];
       }
       std::string why;
-      auto where = [&] { return absl::StrCat("function %", f.name(), ", block", b.index(), " `", PrintInst(f, i, t), "`"); };
+      auto where = [&] { return absl::StrCat("function %", f.name(), ", ", f.BlockName(b), " `", PrintInst(f, i, t), "`"); };
       if (!fits(late, RegSet(), &why)) return absl::InternalError(absl::StrCat(where(), ": after it, ", why));
       if (!fits(across, pinned, &why)) return absl::InternalError(absl::StrCat(where(), ": across it, ", why));
       for (int v = 0; v < f.num_values(); ++v) {

@@ -188,7 +188,7 @@ absl::StatusOr<RegisterPressure> RegisterPressure::Compute(const Function& func,
     if (!func.ValueExists(Value(v))) continue;
     std::optional<RegClass> cls = target.ClassFor(func.value_type(Value(v)));
     if (!cls.has_value()) {
-      return absl::InvalidArgumentError(absl::StrCat("function %", func.name(), ": v", v, " has type ",
+      return absl::InvalidArgumentError(absl::StrCat("function %", func.name(), ": ", func.ValueName(Value(v)), " has type ",
                                                      TypeName(func.value_type(Value(v))), ", for which ",
                                                      target.name(), " has no registers"));
     }

@@ -336,7 +336,7 @@ class Allocator {
   std::optional<PReg> PreferredRegister(uint32_t id, uint32_t pos) const;
   int preferred_ = 0;
   absl::Status TooMany(uint32_t id, uint32_t pos) const {
-    return absl::InternalError(absl::StrCat("function %", f_.name(), ": v", ch_[id].value.index(),
+    return absl::InternalError(absl::StrCat("function %", f_.name(), ": ", f_.ValueName(ch_[id].value),
                                             " finds no register at position ", pos,
                                             ": its instruction needs more registers at once than the class has"));
   }
@@ -986,7 +986,7 @@ std::string LsraAllocation::Print(const Function& func, const Target& target) co
   std::vector<std::vector<const LsraChild*>> per_reg(target.num_regs());
   for (size_t v = 0; v < pieces_.num_rows(); ++v) {
     if (pieces_.Row(v).empty()) continue;
-    absl::StrAppend(&out, "  v", v, ":");
+    absl::StrAppend(&out, "  ", func.ValueName(Value(v)), ":");
     for (const LsraChild& c : pieces_.Row(v)) {
       absl::StrAppend(&out, " [", c.from, ", ", c.to, ") ", where(c.loc));
       if (c.loc.IsReg()) per_reg[c.loc.reg().index()].push_back(&c);
@@ -999,7 +999,7 @@ std::string LsraAllocation::Print(const Function& func, const Target& target) co
               [&](const LsraChild* a, const LsraChild* b) { return a->from < b->from; });
     absl::StrAppend(&out, "  %", target.RegName(PReg(r)), ":");
     for (const LsraChild* c : per_reg[r]) {
-      absl::StrAppend(&out, " v", c->value.index(), "[", c->from, ", ", c->to, ")");
+      absl::StrAppend(&out, " ", func.ValueName(c->value), "[", c->from, ", ", c->to, ")");
     }
     absl::StrAppend(&out, "\n");
   }

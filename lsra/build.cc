@@ -81,7 +81,7 @@ absl::Status LsraBuild::InsertReuseCopies(Function& func, const LiveSets& sets, 
           if (ops[x].IsUse() && u-- == 0) o = static_cast<int>(x);
         }
         if (o < 0) {
-          return absl::InvalidArgumentError(absl::StrCat("function %", func.name(), ", block", b.index(), " `",
+          return absl::InvalidArgumentError(absl::StrCat("function %", func.name(), ", ", func.BlockName(b), " `",
                                                          PrintInst(func, i, *target_), "`: reuse of use #",
                                                          def.reuse_index(), ", which does not exist"));
         }
@@ -176,7 +176,7 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
     int8_t& ok = has_class[static_cast<int>(func.value_type(Value(v)))];
     if (ok < 0) ok = target.ClassFor(func.value_type(Value(v))).has_value();
     if (!ok) {
-      return absl::InvalidArgumentError(absl::StrCat("function %", func.name(), ": v", v, " has type ",
+      return absl::InvalidArgumentError(absl::StrCat("function %", func.name(), ": ", func.ValueName(Value(v)), " has type ",
                                                      TypeName(func.value_type(Value(v))), ", for which ",
                                                      target.name(), " has no registers"));
     }
@@ -184,7 +184,7 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
   ControlFlowGraph cfg(func);
   for (Block b : func.layout()) {
     if (!cfg.Reachable(b)) {
-      return absl::InvalidArgumentError(absl::StrCat("function %", func.name(), ", block", b.index(),
+      return absl::InvalidArgumentError(absl::StrCat("function %", func.name(), ", ", func.BlockName(b),
                                                      " is unreachable; remove it before lsra_build"));
     }
   }
@@ -420,18 +420,18 @@ bool LsraBuild::Covers(Value v, uint32_t p) const {
 std::string LsraBuild::Print(const Function& func, const Target& target) const {
   std::string out = absl::StrCat("lsra build of %", func.name(), " (positions: 4 per instruction; [from, to))\n");
   std::vector<std::string> names;
-  for (Block b : order_) names.push_back(absl::StrCat("block", b.index()));
+  for (Block b : order_) names.push_back(absl::StrCat(func.BlockName(b)));
   absl::StrAppend(&out, "  order: ", absl::StrJoin(names, " "), "\n");
   for (Block b : order_) {
-    absl::StrAppend(&out, "  block", b.index(), ": [", BlockFrom(b), ", ", BlockTo(b), ")");
+    absl::StrAppend(&out, "  ", func.BlockName(b), ": [", BlockFrom(b), ", ", BlockTo(b), ")");
     if (seed(b).IsValid()) absl::StrAppend(&out, " seed block", seed(b).index());
     absl::StrAppend(&out, "\n");
   }
-  for (const Edge& e : critical_) absl::StrAppend(&out, "  critical edge block", e.from.index(), "->block", e.to.index(), "\n");
+  for (const Edge& e : critical_) absl::StrAppend(&out, "  critical edge ", func.BlockName(e.from), "->", func.BlockName(e.to), "\n");
   for (int v = 0; v < num_values(); ++v) {
     if (!HasInterval(Value(v))) continue;
     const LsraInterval& it = interval(Value(v));
-    absl::StrAppend(&out, "  v", v, " (", target.Class(it.cls).name, ", weight ", it.weight);
+    absl::StrAppend(&out, "  ", func.ValueName(Value(v)), " (", target.Class(it.cls).name, ", weight ", it.weight);
     if (it.hint.IsValid()) absl::StrAppend(&out, ", hint %", target.RegName(it.hint));
     absl::StrAppend(&out, "):");
     for (const LsraRange& r : Ranges(Value(v))) absl::StrAppend(&out, " [", r.from, ", ", r.to, ")");

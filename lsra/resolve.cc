@@ -24,7 +24,7 @@ class Resolver {
  private:
   Location At(Value v, uint32_t pos) const { return a_.At(v, pos); }
   absl::Status Bug(Block b, Inst i, absl::string_view what) const {
-    return absl::InternalError(absl::StrCat("function %", f_.name(), ", block", b.index(), " `", PrintInst(f_, i, t_),
+    return absl::InternalError(absl::StrCat("function %", f_.name(), ", ", f_.BlockName(b), " `", PrintInst(f_, i, t_),
                                             "`: ", what, " (an lsra_allocate bug)"));
   }
   // Adds `src -> dst` for `v` (named `dst_value` afterwards) unless it is a
@@ -164,8 +164,8 @@ absl::Status Resolver::EdgeMoves(const Edge& e, std::vector<CopyMove>& moves) {
         if (CopyOf(v, other.value)) {
           other = EdgeValue{v, src, dst};
         } else if (!CopyOf(other.value, v)) {
-          return absl::InternalError(absl::StrCat("function %", f_.name(), ", edge block", e.from.index(), " -> block",
-                                                  e.to.index(), ": v", other.value.index(), " and v", v.index(),
+          return absl::InternalError(absl::StrCat("function %", f_.name(), ", edge ", f_.BlockName(e.from), " -> ",
+                                                  f_.BlockName(e.to), ": ", f_.ValueName(other.value), " and ", f_.ValueName(v),
                                                   " both start in %", t_.RegName(dst.reg()),
                                                   " (an lsra_allocate bug)"));
         }
@@ -245,7 +245,7 @@ absl::Status Resolver::ResolveBlock(Block b) {
       Value v = op.value();
       uint32_t p = op.position() == Position::kEarly ? early : early + kLsraLate;
       Location l = At(v, p);
-      if (l.IsNone()) return Bug(b, i, absl::StrCat("v", v.index(), " has no location"));
+      if (l.IsNone()) return Bug(b, i, absl::StrCat(f_.ValueName(v), " has no location"));
       switch (op.constraint()) {
         case ConstraintKind::kFixed:
           Add(moves, before(v, gap), Location::Reg(op.fixed_reg()), v, Value(), f_.value_type(v));
@@ -264,7 +264,7 @@ absl::Status Resolver::ResolveBlock(Block b) {
           // a br's condition may not.
           if ((!IsBranch(f_.inst(i).opcode) || (f_.inst(i).opcode == Opcode::kBr && &op == &ops[0])) &&
               !l.IsReg()) {
-            return Bug(b, i, absl::StrCat("v", v.index(), " needs a register, is in ", PrintLocation(l, t_)));
+            return Bug(b, i, absl::StrCat(f_.ValueName(v), " needs a register, is in ", PrintLocation(l, t_)));
           }
           break;
         case ConstraintKind::kAny:
@@ -292,12 +292,12 @@ absl::Status Resolver::ResolveBlock(Block b) {
           if (o.IsUse() && k-- == 0) src = &o;
         }
         if (src == nullptr || src->location() != l) {
-          return Bug(b, i, absl::StrCat("v", v.index(), " is not in its reuse source's register"));
+          return Bug(b, i, absl::StrCat(f_.ValueName(v), " is not in its reuse source's register"));
         }
       } else if (op.constraint() == ConstraintKind::kReg && !l.IsReg()) {
-        return Bug(b, i, absl::StrCat("def v", v.index(), " needs a register"));
+        return Bug(b, i, absl::StrCat("def ", f_.ValueName(v), " needs a register"));
       }
-      if (l.IsNone()) return Bug(b, i, absl::StrCat("def v", v.index(), " has no location"));
+      if (l.IsNone()) return Bug(b, i, absl::StrCat("def ", f_.ValueName(v), " has no location"));
       op.set_location(l);
     }
     for (const Operand& op : ops) {
@@ -383,11 +383,11 @@ absl::StatusOr<LsraResolveStats> Resolver::Run() {
     std::vector<std::string> parts;
     for (const CopyMove& m : ec.moves) {
       if (m.src == m.dst) continue;
-      parts.push_back(absl::StrCat("v", m.value.index(), m.dst_value.IsValid() ? absl::StrCat("->v", m.dst_value.index()) : "",
+      parts.push_back(absl::StrCat(f_.ValueName(m.value), m.dst_value.IsValid() ? absl::StrCat("->", f_.ValueName(m.dst_value)) : "",
                                    " ", PrintLocation(m.src, t_), " -> ", PrintLocation(m.dst, t_)));
     }
     if (parts.empty()) continue;
-    absl::StrAppend(&stats_.printed, "  block", ec.edge.from.index(), " -> block", ec.edge.to.index(),
+    absl::StrAppend(&stats_.printed, "  ", f_.BlockName(ec.edge.from), " -> ", f_.BlockName(ec.edge.to),
                     cfg.IsCritical(ec.edge) ? " (critical, split)" : "", ": ", absl::StrJoin(parts, ", "), "\n");
   }
   for (EdgeCopy& ec : edges) {

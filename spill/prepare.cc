@@ -68,7 +68,7 @@ absl::StatusOr<PrepareStats> PrepareConstraints(Function& func, const Target& ta
         if (!def.IsDef() || def.constraint() != ConstraintKind::kReuse) continue;
         int k = def.reuse_index();
         if (k < 0 || k >= static_cast<int>(use_at.size())) {
-          return absl::InvalidArgumentError(absl::StrCat("function %", func.name(), ", block", b.index(), " `",
+          return absl::InvalidArgumentError(absl::StrCat("function %", func.name(), ", ", func.BlockName(b), " `",
                                                          PrintInst(func, i, target), "`: reuse of use #", k,
                                                          ", which does not exist"));
         }

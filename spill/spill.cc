@@ -162,7 +162,7 @@ absl::StatusOr<SpillStats> Spiller::Run() {
   int n = f_.num_values();
   for (int v = 0; v < n; ++v) {
     if (f_.ValueExists(Value(v)) && model_.ClassOf(f_, Value(v)) < 0) {
-      return absl::InvalidArgumentError(absl::StrCat("function %", f_.name(), ": v", v, " has type ",
+      return absl::InvalidArgumentError(absl::StrCat("function %", f_.name(), ": ", f_.ValueName(Value(v)), " has type ",
                                                      TypeName(f_.value_type(Value(v))), ", for which ", t_.name(),
                                                      " has no registers"));
     }
@@ -230,7 +230,7 @@ absl::StatusOr<SpillStats> Spiller::Run() {
       }
       model_.Needs(f_, i, live_, locs_, needs);
       RA_RETURN_IF_ERROR(Fit(needs, model_.Pinned(f_, i), num.Late(i), [&] {
-        return absl::StrCat("function %", f_.name(), ", block", b.index(), " `", PrintInst(f_, i, t_), "`");
+        return absl::StrCat("function %", f_.name(), ", ", f_.BlockName(b), " `", PrintInst(f_, i, t_), "`");
       }));
       for (Value v : marked) excluded_[v.index()] = 0;
       marked.clear();
@@ -258,7 +258,7 @@ absl::StatusOr<SpillStats> Spiller::Run() {
       }
     }
     RA_RETURN_IF_ERROR(Fit(needs, model_.PinnedParams(f_, b), num.BlockStart(b), [&] {
-      return absl::StrCat("function %", f_.name(), ", block", b.index(), " entry");
+      return absl::StrCat("function %", f_.name(), ", ", f_.BlockName(b), " entry");
     }));
   }
 

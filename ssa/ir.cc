@@ -1,5 +1,7 @@
 #include "ssa/ir.h"
 
+#include "absl/strings/str_cat.h"
+
 #include <algorithm>
 
 namespace regalloc {
@@ -57,6 +59,7 @@ absl::string_view CondCodeName(CondCode cc) {
 Value Function::NewValue(Type type) {
   value_types_.push_back(type);
   value_exists_.push_back(1);
+  if (!value_names_.empty()) value_names_.push_back(value_source_.Take(value_names_));
   return Value(static_cast<uint32_t>(value_types_.size() - 1));
 }
 
@@ -78,6 +81,7 @@ void Function::GrowValues(int n) {
 
 Block Function::NewBlock() {
   blocks_.emplace_back();
+  if (!block_names_.empty()) block_names_.push_back(block_source_.Take(block_names_));
   return Block(static_cast<uint32_t>(blocks_.size() - 1));
 }
 
@@ -164,12 +168,86 @@ RegSet Function::Clobbers(Inst i) const {
 
 StackSlot Function::NewStackSlot(int size) {
   stack_slots_.push_back(StackSlotData{size});
+  if (!slot_names_.empty()) slot_names_.push_back(slot_source_.Take(slot_names_));
   return StackSlot(static_cast<uint32_t>(stack_slots_.size() - 1));
 }
 
 void Function::EnsureStackSlot(StackSlot s, int size) {
   if (s.index() >= stack_slots_.size()) stack_slots_.resize(s.index() + 1);
   stack_slots_[s.index()].size = size;
+}
+
+std::string Function::ValueName(Value v) const { return absl::StrCat("v", value_name(v)); }
+std::string Function::BlockName(Block b) const { return absl::StrCat("block", block_name(b)); }
+std::string Function::SlotName(StackSlot s) const { return absl::StrCat("ss", slot_name(s)); }
+
+void Function::NameSource::Reset(const std::vector<uint32_t>& names) {
+  next = 0;
+  for (uint32_t n : names) next = std::max<uint64_t>(next, uint64_t{n} + 1);
+  used.clear();
+  used_pos = 0;
+  gap = 0;
+}
+
+uint32_t Function::NameSource::Take(const std::vector<uint32_t>& names) {
+  if (next <= kMaxName) return static_cast<uint32_t>(next++);
+  if (used.empty()) {
+    // Names ran past kMaxName: from now on, the gaps from 0 upward. One sort,
+    // then a walk, so n new names cost O(n + names) in all.
+    used = names;
+    std::sort(used.begin(), used.end());
+    gap = 0;
+  }
+  while (used_pos < used.size() && used[used_pos] <= gap) {
+    if (used[used_pos] == gap) ++gap;
+    ++used_pos;
+  }
+  return gap++;
+}
+
+void Function::SetNames(std::vector<uint32_t> values, std::vector<uint32_t> blocks, std::vector<uint32_t> slots) {
+  value_names_ = std::move(values);
+  block_names_ = std::move(blocks);
+  slot_names_ = std::move(slots);
+  value_source_.Reset(value_names_);
+  block_source_.Reset(block_names_);
+  slot_source_.Reset(slot_names_);
+}
+
+void Function::Renumber(absl::Span<const uint32_t> value_map, int num_values, absl::Span<const uint32_t> block_map,
+                        int num_blocks, absl::Span<const uint32_t> slot_map, int num_slots) {
+  auto remap = [&](Operand& op) {
+    op.set_value(Value(value_map[op.value().index()]));
+    if (op.location().IsStack()) op.set_location(Location::Stack(StackSlot(slot_map[op.location().slot().index()])));
+  };
+  std::vector<Type> types(num_values, Type::kI64);
+  std::vector<uint8_t> exists(num_values, 0);
+  for (size_t v = 0; v < value_types_.size(); ++v) {
+    if (v >= value_map.size() || value_map[v] == kUnmapped) continue;
+    types[value_map[v]] = value_types_[v];
+    exists[value_map[v]] = value_exists_[v];
+  }
+  value_types_ = std::move(types);
+  value_exists_ = std::move(exists);
+  for (Operand& op : operand_pool_) remap(op);
+  std::vector<BlockData> blocks(num_blocks);
+  for (size_t b = 0; b < blocks_.size(); ++b) {
+    if (b >= block_map.size() || block_map[b] == kUnmapped) continue;
+    BlockData& to = blocks[block_map[b]];
+    to = std::move(blocks_[b]);
+    for (Operand& p : to.params) remap(p);
+  }
+  blocks_ = std::move(blocks);
+  for (Block& b : layout_) b = Block(block_map[b.index()]);
+  for (InstData& d : insts_) {
+    for (int t = 0; t < d.num_targets; ++t) d.targets[t].block = Block(block_map[d.targets[t].block.index()]);
+  }
+  std::vector<StackSlotData> slots(num_slots);
+  for (size_t s = 0; s < stack_slots_.size(); ++s) {
+    if (s < slot_map.size() && slot_map[s] != kUnmapped) slots[slot_map[s]] = stack_slots_[s];
+  }
+  stack_slots_ = std::move(slots);
+  SetNames({}, {}, {});
 }
 
 bool Function::IsAllocated() const {

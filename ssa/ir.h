@@ -367,6 +367,35 @@ class Function {
   const StackSlotData& stack_slot(StackSlot s) const { return stack_slots_[s.index()]; }
   void EnsureStackSlot(StackSlot s, int size);
 
+  // Written names. Ids are dense; where a text numbered its values, blocks or
+  // slots sparsely (`v16777215`), the parser numbers them densely and keeps the
+  // written numbers here, so that printing gives the text back and errors name
+  // what the text named. With no names (the usual case) a name is the id. Values,
+  // blocks and slots made later get names past every name there is, or, once
+  // those would pass kMaxName, the lowest names not in use.
+  static constexpr uint32_t kMaxName = (1u << 31) - 1;
+  uint32_t value_name(Value v) const { return value_names_.empty() ? v.index() : value_names_[v.index()]; }
+  uint32_t block_name(Block b) const { return block_names_.empty() ? b.index() : block_names_[b.index()]; }
+  uint32_t slot_name(StackSlot s) const { return slot_names_.empty() ? s.index() : slot_names_[s.index()]; }
+  // "v12", "block3", "ss2" by written name.
+  std::string ValueName(Value v) const;
+  std::string BlockName(Block b) const;
+  std::string SlotName(StackSlot s) const;
+  bool HasNames() const { return !value_names_.empty() || !block_names_.empty() || !slot_names_.empty(); }
+  const std::vector<uint32_t>& value_names() const { return value_names_; }
+  const std::vector<uint32_t>& block_names() const { return block_names_; }
+  const std::vector<uint32_t>& slot_names() const { return slot_names_; }
+  // Sets the names (each empty, or one per id, distinct). Precondition: sizes match
+  // num_values(), num_blocks(), num_stack_slots().
+  void SetNames(std::vector<uint32_t> values, std::vector<uint32_t> blocks, std::vector<uint32_t> slots);
+  // Gives every value, block and slot a new id: `value_map[old]` (below
+  // `num_values`), likewise for blocks and slots. Every operand, parameter, branch
+  // target, layout entry and stack location follows. Ids not mapped
+  // (kUnmapped) must be unused. Names are dropped (set them after).
+  static constexpr uint32_t kUnmapped = ~uint32_t{0};
+  void Renumber(absl::Span<const uint32_t> value_map, int num_values, absl::Span<const uint32_t> block_map,
+                int num_blocks, absl::Span<const uint32_t> slot_map, int num_slots);
+
   // The frame summary's callee-saved registers: the prologue saves them and the
   // epilogue restores them, so the body may use them freely. Text: `saves %rbx, %r12`.
   const RegSet& saved_regs() const { return saved_regs_; }
@@ -390,6 +419,21 @@ class Function {
   std::vector<RegSet> clobber_sets_;
   std::vector<StackSlotData> stack_slots_;
   RegSet saved_regs_;
+  std::vector<uint32_t> value_names_;
+  std::vector<uint32_t> block_names_;
+  std::vector<uint32_t> slot_names_;
+  // Where the next new value (block, slot) gets its name when names are kept.
+  struct NameSource {
+    uint64_t next = 0;            // past every name, while it stays within kMaxName
+    std::vector<uint32_t> used;   // then: the names in use, sorted, and the
+    size_t used_pos = 0;          // lowest name not in use is found from here
+    uint32_t gap = 0;             // (at or past `gap`)
+    uint32_t Take(const std::vector<uint32_t>& names);
+    void Reset(const std::vector<uint32_t>& names);
+  };
+  NameSource value_source_;
+  NameSource block_source_;
+  NameSource slot_source_;
 };
 
 }  // namespace regalloc

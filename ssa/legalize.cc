@@ -34,7 +34,7 @@ absl::Status LegalizeInPlace(Function& func, const Target& target) {
     if (!func.ValueExists(Value(v))) continue;
     Type t = func.value_type(Value(v));
     if (!target.ClassFor(t).has_value()) {
-      return error(absl::StrCat("v", v, " has type ", TypeName(t), ", for which ", target.name(), " has no registers",
+      return error(absl::StrCat(func.ValueName(Value(v)), " has type ", TypeName(t), ", for which ", target.name(), " has no registers",
                                 target.isa() == Isa::kArmv7 && t == Type::kI64
                                     ? " (i64 would need register pairs, which are out of scope)"
                                     : ""));

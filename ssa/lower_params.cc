@@ -14,8 +14,8 @@ absl::StatusOr<LowerParamsStats> LowerBlockParams(Function& func, const Target& 
   for (Block b : func.layout()) {
     for (const Operand& p : func.block(b).params) {
       if (p.location().IsNone()) {
-        return absl::FailedPreconditionError(absl::StrCat("function %", func.name(), ", block", b.index(),
-                                                          ": parameter v", p.value().index(),
+        return absl::FailedPreconditionError(absl::StrCat("function %", func.name(), ", ", func.BlockName(b),
+                                                          ": parameter ", func.ValueName(p.value()),
                                                           " has no location; run an allocator before lower_params"));
       }
     }
@@ -24,8 +24,8 @@ absl::StatusOr<LowerParamsStats> LowerBlockParams(Function& func, const Target& 
     for (int t = 0; t < func.inst(term).num_targets; ++t) {
       for (const Operand& a : func.BranchArgs(term, t)) {
         if (a.location().IsNone()) {
-          return absl::FailedPreconditionError(absl::StrCat("function %", func.name(), ", block", b.index(),
-                                                            ": branch argument v", a.value().index(),
+          return absl::FailedPreconditionError(absl::StrCat("function %", func.name(), ", ", func.BlockName(b),
+                                                            ": branch argument ", func.ValueName(a.value()),
                                                             " has no location; run an allocator before lower_params"));
         }
       }

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include <algorithm>
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -134,7 +135,7 @@ std::optional<uint32_t> NumberedName(absl::string_view text, absl::string_view p
   }
   if (digits.size() > 1 && digits[0] == '0') return std::nullopt;
   uint32_t n;
-  if (!absl::SimpleAtoi(digits, &n) || n >= (1u << 24)) return std::nullopt;
+  if (!absl::SimpleAtoi(digits, &n) || n > Function::kMaxName) return std::nullopt;
   return n;
 }
 
@@ -162,6 +163,57 @@ class PosTable {
 
  private:
   std::vector<SourcePos> pos_;
+};
+
+// The numbers a text writes (`v12`, `block3`, `ss2`) to dense ids, in order of
+// first appearance, so that a function costs what it contains, not what its
+// largest number says. Finish() gives the final ids.
+class Numbering {
+ public:
+  uint32_t Id(uint32_t written) {
+    auto [it, inserted] = ids_.try_emplace(written, static_cast<uint32_t>(written_.size()));
+    if (inserted) written_.push_back(written);
+    return it->second;
+  }
+  std::optional<uint32_t> Find(uint32_t written) const {
+    auto it = ids_.find(written);
+    if (it == ids_.end()) return std::nullopt;
+    return it->second;
+  }
+  uint32_t Written(uint32_t id) const { return written_[id]; }
+  uint32_t size() const { return static_cast<uint32_t>(written_.size()); }
+  void clear() {
+    ids_.clear();
+    written_.clear();
+  }
+  // The final id of each id, and how many final ids there are. Where the written
+  // numbers are dense enough (the largest below 4 × count + 1024) they are the
+  // ids, holes and all, as the text says; else the ids are their ranks, and
+  // `names` gets the written numbers by final id.
+  std::vector<uint32_t> Finalize(int* count, std::vector<uint32_t>* names) const {
+    uint32_t largest = 0;
+    for (uint32_t w : written_) largest = std::max(largest, w);
+    std::vector<uint32_t> map(written_.size());
+    names->clear();
+    if (written_.empty() || largest < 4 * written_.size() + 1024) {
+      for (size_t id = 0; id < written_.size(); ++id) map[id] = written_[id];
+      *count = written_.empty() ? 0 : static_cast<int>(largest) + 1;
+      return map;
+    }
+    std::vector<uint32_t> order(written_.size());
+    for (size_t id = 0; id < order.size(); ++id) order[id] = static_cast<uint32_t>(id);
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return written_[a] < written_[b]; });
+    for (size_t rank = 0; rank < order.size(); ++rank) {
+      map[order[rank]] = static_cast<uint32_t>(rank);
+      names->push_back(written_[order[rank]]);
+    }
+    *count = static_cast<int>(order.size());
+    return map;
+  }
+
+ private:
+  absl::flat_hash_map<uint32_t, uint32_t> ids_;
+  std::vector<uint32_t> written_;
 };
 
 class Parser {
@@ -217,12 +269,14 @@ class Parser {
 
   Function func_;
   Block current_;
+  Numbering values_;
+  Numbering blocks_;
+  Numbering slots_;
   // Where each value (block) was defined and first used, by id; line 0: nowhere.
   PosTable def_pos_;
   PosTable use_pos_;
   PosTable block_ref_pos_;
   PosTable block_def_pos_;
-  std::vector<uint8_t> slot_declared_;
   // Values whose type was written (parameters, const, load, cmp, call results).
   std::vector<uint8_t> typed_;
   // (value, source, position): `value` takes the type of `source` (arithmetic,
@@ -270,12 +324,13 @@ absl::StatusOr<Location> Parser::ParseLocation() {
   }
   if (tok_.kind == Tok::kIdent) {
     if (std::optional<uint32_t> n = NumberedName(tok_.text, "ss")) {
-      if (*n >= slot_declared_.size() || !slot_declared_[*n]) {
+      std::optional<uint32_t> id = slots_.Find(*n);
+      if (!id.has_value()) {
         return ErrorHere(absl::StrCat("stack slot ss", *n, " is not declared (declare it: ss", *n,
                                       " = stack_slot SIZE)"));
       }
       RA_RETURN_IF_ERROR(Advance());
-      return Location::Stack(StackSlot(*n));
+      return Location::Stack(StackSlot(*id));
     }
   }
   return Expected("a location (%register or ssN)");
@@ -285,9 +340,9 @@ absl::StatusOr<Operand> Parser::ParseOperand(OperandKind kind) {
   std::optional<uint32_t> n;
   if (tok_.kind == Tok::kIdent) n = NumberedName(tok_.text, "v");
   if (!n.has_value()) return Expected("a value (vN)");
-  Value v(*n);
+  Value v(values_.Id(*n));
   Operand op = kind == OperandKind::kUse ? Operand::Use(v) : Operand::Def(v);
-  if (kind == OperandKind::kUse && !use_pos_.contains(*n)) use_pos_[*n] = Here();
+  if (kind == OperandKind::kUse && !use_pos_.contains(v.index())) use_pos_[v.index()] = Here();
   RA_RETURN_IF_ERROR(Advance());
   bool has_constraint = false;
   while (IsPunct("@")) {
@@ -334,9 +389,10 @@ absl::StatusOr<Block> Parser::ParseBlockRef() {
   std::optional<uint32_t> n;
   if (tok_.kind == Tok::kIdent) n = NumberedName(tok_.text, "block");
   if (!n.has_value()) return Expected("a block (blockN)");
-  if (!block_ref_pos_.contains(*n)) block_ref_pos_[*n] = Here();
+  Block b(blocks_.Id(*n));
+  if (!block_ref_pos_.contains(b.index())) block_ref_pos_[b.index()] = Here();
   RA_RETURN_IF_ERROR(Advance());
-  return Block(*n);
+  return b;
 }
 
 absl::Status Parser::ParseOperandList(int line, std::vector<Operand>& ops, bool allow_empty) {
@@ -427,12 +483,12 @@ absl::Status Parser::ParseBlockHeader() {
   SourcePos at = Here();
   std::optional<uint32_t> n = NumberedName(tok_.text, "block");
   if (!n.has_value()) return Expected("a block header (blockN:)");
-  Block b(*n);
-  if (block_def_pos_.contains(*n)) {
-    SourcePos first = block_def_pos_[*n];
+  Block b(blocks_.Id(*n));
+  if (block_def_pos_.contains(b.index())) {
+    SourcePos first = block_def_pos_[b.index()];
     return ErrorAt(at, absl::StrCat("block", *n, " is defined twice (first at ", first.line, ":", first.col, ")"));
   }
-  block_def_pos_[*n] = at;
+  block_def_pos_[b.index()] = at;
   func_.EnsureBlock(b);
   func_.AppendToLayout(b);
   current_ = b;
@@ -447,7 +503,8 @@ absl::Status Parser::ParseBlockHeader() {
       uint32_t v = op.value().index();
       if (def_pos_.contains(v)) {
         SourcePos first = def_pos_[v];
-        return ErrorAt(pat, absl::StrCat("value v", v, " is defined twice (first at ", first.line, ":", first.col, ")"));
+        return ErrorAt(pat, absl::StrCat("value v", values_.Written(v), " is defined twice (first at ", first.line, ":",
+                                         first.col, ")"));
       }
       def_pos_[v] = pat;
       func_.EnsureValue(op.value(), t);
@@ -674,8 +731,8 @@ absl::Status Parser::ParseInst() {
     }
     if (def_pos_.contains(v.index())) {
       SourcePos first = def_pos_[v.index()];
-      return ErrorAt(def_positions[i], absl::StrCat("value v", v.index(), " is defined twice (first at ", first.line,
-                                                     ":", first.col, ")"));
+      return ErrorAt(def_positions[i], absl::StrCat("value v", values_.Written(v.index()), " is defined twice (first at ",
+                                                     first.line, ":", first.col, ")"));
     }
     def_pos_[v.index()] = def_positions[i];
     if (d.opcode == Opcode::kConst || d.opcode == Opcode::kLoad || d.opcode == Opcode::kCmp) {
@@ -696,12 +753,12 @@ absl::Status Parser::Finish() {
   absl::Status missing;
   block_ref_pos_.ForEach([&](uint32_t b, SourcePos pos) {
     if (missing.ok() && !block_def_pos_.contains(b)) {
-      missing = ErrorAt(pos, absl::StrCat("block", b, " is referenced but never defined"));
+      missing = ErrorAt(pos, absl::StrCat("block", blocks_.Written(b), " is referenced but never defined"));
     }
   });
   use_pos_.ForEach([&](uint32_t v, SourcePos pos) {
     if (missing.ok() && !def_pos_.contains(v)) {
-      missing = ErrorAt(pos, absl::StrCat("value v", v, " is used but never defined"));
+      missing = ErrorAt(pos, absl::StrCat("value v", values_.Written(v), " is used but never defined"));
     }
   });
   RA_RETURN_IF_ERROR(missing);
@@ -722,11 +779,20 @@ absl::Status Parser::Finish() {
       }
     }
     if (next.size() == pending.size()) {
-      return ErrorAt(next.front().pos, absl::StrCat("cannot infer the type of v", next.front().value.index(),
+      return ErrorAt(next.front().pos, absl::StrCat("cannot infer the type of v",
+                                                     values_.Written(next.front().value.index()),
                                                      ": its operands' types depend on it"));
     }
     pending = std::move(next);
   }
+  // Final ids: as written, or dense with the written numbers kept as names.
+  int num_values = 0, num_blocks = 0, num_slots = 0;
+  std::vector<uint32_t> value_names, block_names, slot_names;
+  std::vector<uint32_t> value_map = values_.Finalize(&num_values, &value_names);
+  std::vector<uint32_t> block_map = blocks_.Finalize(&num_blocks, &block_names);
+  std::vector<uint32_t> slot_map = slots_.Finalize(&num_slots, &slot_names);
+  func_.Renumber(value_map, num_values, block_map, num_blocks, slot_map, num_slots);
+  func_.SetNames(std::move(value_names), std::move(block_names), std::move(slot_names));
   return absl::OkStatus();
 }
 
@@ -740,7 +806,9 @@ absl::StatusOr<Function> Parser::ParseFunctionDef() {
   use_pos_.clear();
   block_ref_pos_.clear();
   block_def_pos_.clear();
-  slot_declared_.clear();
+  values_.clear();
+  blocks_.clear();
+  slots_.clear();
   inferred_.clear();
   typed_.clear();
   RA_RETURN_IF_ERROR(Advance());
@@ -764,10 +832,8 @@ absl::StatusOr<Function> Parser::ParseFunctionDef() {
     if (tok_.kind != Tok::kIdent || !absl::SimpleAtoi(tok_.text, &size) || size <= 0 || size > (1 << 20)) {
       return Expected("a stack slot size in bytes (1 to 1048576)");
     }
-    if (n < slot_declared_.size() && slot_declared_[n]) return ErrorAt(at, absl::StrCat("stack slot ss", n, " is declared twice"));
-    if (n >= slot_declared_.size()) slot_declared_.resize(n + 1, 0);
-    slot_declared_[n] = 1;
-    func_.EnsureStackSlot(StackSlot(n), size);
+    if (slots_.Find(n).has_value()) return ErrorAt(at, absl::StrCat("stack slot ss", n, " is declared twice"));
+    func_.EnsureStackSlot(StackSlot(slots_.Id(n)), size);
     RA_RETURN_IF_ERROR(Advance());
   }
   // The frame summary: "saves %reg, %reg".

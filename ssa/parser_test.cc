@@ -205,6 +205,61 @@ TEST(ParserTest, MalformedInputsGetPreciseErrors) {
   EXPECT_GE(sizeof(kBad) / sizeof(kBad[0]), 30u);
 }
 
+// Sparse numbers cost what the function contains: ids are dense, the written
+// numbers are kept as names for printing and for errors.
+constexpr char kSparse[] = R"(function %sparse(i64) -> i64 {
+    ss7 = stack_slot 8
+    ss16777215 = stack_slot 1048576
+block16777215(v16777215: i64):
+    v16000000 = add v16777215, v16777215
+    v16000000[ss16777215] = spill v16000000
+    jump block0(v16000000)
+block0(v3: i64):
+    ret v3
+}
+)";
+
+TEST(ParserTest, SparseNumbersGetDenseIdsAndPrintAsWritten) {
+  absl::StatusOr<Function> f = ParseFunction(kSparse, X86());
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->num_values(), 3);
+  EXPECT_EQ(f->num_blocks(), 2);
+  EXPECT_EQ(f->num_stack_slots(), 2);
+  EXPECT_EQ(f->ValueName(f->block(f->entry()).params[0].value()), "v16777215");
+  EXPECT_EQ(f->BlockName(f->entry()), "block16777215");
+  EXPECT_EQ(f->stack_slot(StackSlot(1)).size, 1048576);
+  EXPECT_EQ(PrintFunction(*f, X86()), kSparse);
+  EXPECT_TRUE(Verify(*f, X86()).ok()) << Verify(*f, X86());
+}
+
+TEST(ParserTest, ErrorsNameTheWrittenNumbers) {
+  absl::StatusOr<Function> f =
+      ParseFunction("function %f() -> i32 {\nblock9000000:\n    v16000000 = const.i32 1\n    ret v16000001\n}", X86());
+  EXPECT_THAT(f.status().message(), HasSubstr("value v16000001 is used but never defined"));
+  f = ParseFunction("function %f() {\nblock9000000:\n    jump block16777215\n}", X86());
+  EXPECT_THAT(f.status().message(), HasSubstr("block16777215 is referenced but never defined"));
+  f = ParseFunction("function %f() {\nblock0:\n    v2147483648 = const.i32 1\n    ret\n}", X86());
+  EXPECT_THAT(f.status().message(), HasSubstr("'v2147483648' is not a value name"));
+}
+
+TEST(ParserTest, NewValuesBlocksAndSlotsGetUnusedNames) {
+  absl::StatusOr<Function> f = ParseFunction(kSparse, X86());
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->ValueName(f->NewValue(Type::kI64)), "v16777216");
+  EXPECT_EQ(f->BlockName(f->NewBlock()), "block16777216");
+  EXPECT_EQ(f->SlotName(f->NewStackSlot(8)), "ss16777216");
+  // At the largest name, new names fill the gaps from 0 up, so that the text
+  // still parses back.
+  absl::StatusOr<Function> top = ParseFunction(
+      "function %f() -> i32 {\nblock0:\n    v0 = const.i32 1\n    v2 = copy v0\n    v2147483647 = copy v2\n"
+      "    ret v2147483647\n}",
+      X86());
+  ASSERT_TRUE(top.ok()) << top.status();
+  EXPECT_EQ(top->ValueName(top->NewValue(Type::kI32)), "v1");
+  EXPECT_EQ(top->ValueName(top->NewValue(Type::kI32)), "v3");
+  EXPECT_EQ(top->ValueName(top->NewValue(Type::kI32)), "v4");
+}
+
 TEST(ParserTest, ParseFunctionWantsExactlyOne) {
   absl::StatusOr<Function> f = ParseFunction("", X86());
   EXPECT_THAT(f.status().message(), HasSubstr("expected exactly one function, found 0"));

@@ -13,13 +13,13 @@ void AppendOperands(std::string& out, const Function& func, absl::Span<const Ope
                     const Target& target) {
   for (size_t i = 0; i < ops.size(); ++i) {
     if (i > 0) out += ", ";
-    out += PrintOperand(ops[i], target);
+    out += PrintOperand(func, ops[i], target);
   }
 }
 
 void AppendTarget(std::string& out, const Function& func, Inst inst, int t, const Target& target) {
   const BranchTarget& bt = func.inst(inst).targets[t];
-  absl::StrAppend(&out, "block", bt.block.index());
+  out += func.BlockName(bt.block);
   if (bt.num_args > 0) {
     out += "(";
     AppendOperands(out, func, func.BranchArgs(inst, t), target);
@@ -29,17 +29,20 @@ void AppendTarget(std::string& out, const Function& func, Inst inst, int t, cons
 
 }  // namespace
 
-std::string PrintLocation(Location loc, const Target& target) {
+namespace {
+
+std::string LocationText(const Function* func, Location loc, const Target& target) {
   switch (loc.kind()) {
     case Location::Kind::kReg: return absl::StrCat("%", target.RegName(loc.reg()));
-    case Location::Kind::kStack: return absl::StrCat("ss", loc.slot().index());
+    case Location::Kind::kStack:
+      return func != nullptr ? func->SlotName(loc.slot()) : absl::StrCat("ss", loc.slot().index());
     case Location::Kind::kNone: break;
   }
   return "none";
 }
 
-std::string PrintOperand(const Operand& op, const Target& target) {
-  std::string out = absl::StrCat("v", op.value().index());
+std::string OperandText(const Function* func, const Operand& op, const Target& target) {
+  std::string out = func != nullptr ? func->ValueName(op.value()) : absl::StrCat("v", op.value().index());
   switch (op.constraint()) {
     case ConstraintKind::kReg: break;
     case ConstraintKind::kAny: out += "@any"; break;
@@ -48,8 +51,19 @@ std::string PrintOperand(const Operand& op, const Target& target) {
     case ConstraintKind::kReuse: absl::StrAppend(&out, "@reuse", op.reuse_index()); break;
   }
   if (!op.HasDefaultPosition()) out += op.position() == Position::kEarly ? "@early" : "@late";
-  if (!op.location().IsNone()) absl::StrAppend(&out, "[", PrintLocation(op.location(), target), "]");
+  if (!op.location().IsNone()) absl::StrAppend(&out, "[", LocationText(func, op.location(), target), "]");
   return out;
+}
+
+}  // namespace
+
+std::string PrintLocation(Location loc, const Target& target) { return LocationText(nullptr, loc, target); }
+std::string PrintLocation(const Function& func, Location loc, const Target& target) {
+  return LocationText(&func, loc, target);
+}
+std::string PrintOperand(const Operand& op, const Target& target) { return OperandText(nullptr, op, target); }
+std::string PrintOperand(const Function& func, const Operand& op, const Target& target) {
+  return OperandText(&func, op, target);
 }
 
 std::string PrintImmediate(Type type, int64_t bits) {
@@ -139,7 +153,7 @@ std::string PrintFunction(const Function& func, const Target& target) {
   }
   out += " {\n";
   for (int s = 0; s < func.num_stack_slots(); ++s) {
-    absl::StrAppend(&out, "    ss", s, " = stack_slot ", func.stack_slot(StackSlot(s)).size, "\n");
+    absl::StrAppend(&out, "    ", func.SlotName(StackSlot(s)), " = stack_slot ", func.stack_slot(StackSlot(s)).size, "\n");
   }
   if (!func.saved_regs().Empty()) {
     std::vector<std::string> names;
@@ -148,12 +162,12 @@ std::string PrintFunction(const Function& func, const Target& target) {
   }
   for (Block b : func.layout()) {
     const BlockData& bd = func.block(b);
-    absl::StrAppend(&out, "block", b.index());
+    out += func.BlockName(b);
     if (!bd.params.empty()) {
       out += "(";
       for (size_t i = 0; i < bd.params.size(); ++i) {
         if (i > 0) out += ", ";
-        absl::StrAppend(&out, PrintOperand(bd.params[i], target), ": ",
+        absl::StrAppend(&out, PrintOperand(func, bd.params[i], target), ": ",
                         TypeName(func.value_type(bd.params[i].value())));
       }
       out += ")";

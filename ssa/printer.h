@@ -26,8 +26,12 @@ std::string PrintFunction(const Function& func, const Target& target);
 std::string PrintModule(absl::Span<const Function> funcs, const Target& target);
 // One instruction without indentation or newline: "v2 = add v0, v1".
 std::string PrintInst(const Function& func, Inst inst, const Target& target);
-std::string PrintOperand(const Operand& op, const Target& target);
+// An operand, its value and stack slot named as `func` names them.
+std::string PrintOperand(const Function& func, const Operand& op, const Target& target);
 // "%rax", "ss3", or "none".
+std::string PrintLocation(const Function& func, Location loc, const Target& target);
+// The same with ids for names (for an operand or location outside a function).
+std::string PrintOperand(const Operand& op, const Target& target);
 std::string PrintLocation(Location loc, const Target& target);
 // The text of a const's immediate: a signed decimal for integer types, the
 // shortest round-tripping decimal for floats.

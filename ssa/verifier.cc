@@ -22,12 +22,13 @@ class Verifier {
     return absl::InvalidArgumentError(absl::StrCat("function %", func_.name(), ": ", msg));
   }
   absl::Status BlockError(Block b, absl::string_view msg) const {
-    return absl::InvalidArgumentError(absl::StrCat("function %", func_.name(), ", block", b.index(), ": ", msg));
+    return absl::InvalidArgumentError(absl::StrCat("function %", func_.name(), ", ", func_.BlockName(b), ": ", msg));
   }
   absl::Status InstError(Block b, int index, Inst i, absl::string_view msg) const {
-    return absl::InvalidArgumentError(absl::StrCat("function %", func_.name(), ", block", b.index(), ", inst ",
+    return absl::InvalidArgumentError(absl::StrCat("function %", func_.name(), ", ", func_.BlockName(b), ", inst ",
                                                    index, " `", PrintInst(func_, i, target_), "`: ", msg));
   }
+  std::string V(Value v) const { return func_.ValueName(v); }
   absl::Status CheckStructure();
   absl::Status CheckInst(Block b, int index, Inst i);
   absl::Status CheckOperandShape(Block b, int index, Inst i);
@@ -40,8 +41,6 @@ class Verifier {
   const Target& target_;
   bool allocated_ = false;
 };
-
-std::string V(Value v) { return absl::StrCat("v", v.index()); }
 
 absl::Status Verifier::Run() {
   if (func_.layout().empty()) return FuncError("has no blocks");
@@ -93,13 +92,13 @@ absl::Status Verifier::CheckStructure() {
       Block to = term.targets[t].block;
       int index = static_cast<int>(insts.size() - 1);
       if (!func_.BlockExists(to) || !func_.block(to).in_layout) {
-        return InstError(b, index, insts.back(), absl::StrCat("branch to block", to.index(), ", which is not in the function"));
+        return InstError(b, index, insts.back(), absl::StrCat("branch to ", func_.BlockName(to), ", which is not in the function"));
       }
       if (to == entry) return InstError(b, index, insts.back(), "branch to the entry block");
       const std::vector<Operand>& params = func_.block(to).params;
       absl::Span<const Operand> args = func_.BranchArgs(insts.back(), t);
       if (args.size() != params.size()) {
-        return InstError(b, index, insts.back(), absl::StrCat("passes ", args.size(), " arguments to block", to.index(),
+        return InstError(b, index, insts.back(), absl::StrCat("passes ", args.size(), " arguments to ", func_.BlockName(to),
                                                               ", which has ", params.size(), " parameters"));
       }
       for (size_t a = 0; a < args.size(); ++a) {
@@ -109,7 +108,7 @@ absl::Status Verifier::CheckStructure() {
         if (func_.value_type(av) != func_.value_type(pv)) {
           return InstError(b, index, insts.back(),
                            absl::StrCat("argument ", V(av), " has type ", TypeName(func_.value_type(av)), ", parameter ",
-                                        V(pv), " of block", to.index(), " has type ", TypeName(func_.value_type(pv))));
+                                        V(pv), " of ", func_.BlockName(to), " has type ", TypeName(func_.value_type(pv))));
         }
       }
     }
@@ -308,7 +307,7 @@ absl::Status Verifier::CheckSsa() {
     for (const Operand& p : func_.block(b).params) {
       Value v = p.value();
       if (def_block[v.index()].IsValid()) {
-        return BlockError(b, absl::StrCat("parameter ", V(v), " is already defined in block", def_block[v.index()].index()));
+        return BlockError(b, absl::StrCat("parameter ", V(v), " is already defined in ", func_.BlockName(def_block[v.index()])));
       }
       def_block[v.index()] = b;
       def_index[v.index()] = -1;
@@ -325,7 +324,7 @@ absl::Status Verifier::CheckSsa() {
         if (move_like && func_.UseOperand(insts[k], static_cast<int>(o))->value() == v) continue;
         if (def_block[v.index()].IsValid()) {
           return InstError(b, static_cast<int>(k), insts[k],
-                           absl::StrCat(V(v), " is already defined in block", def_block[v.index()].index()));
+                           absl::StrCat(V(v), " is already defined in ", func_.BlockName(def_block[v.index()])));
         }
         def_block[v.index()] = b;
         def_index[v.index()] = static_cast<int>(k);
@@ -345,7 +344,7 @@ absl::Status Verifier::CheckSsa() {
         bool ok = db == b ? def_index[v.index()] < static_cast<int>(k) : dom.Dominates(db, b);
         if (!ok) {
           return InstError(b, static_cast<int>(k), insts[k],
-                           absl::StrCat("use of ", V(v), " is not dominated by its definition in block", db.index()));
+                           absl::StrCat("use of ", V(v), " is not dominated by its definition in ", func_.BlockName(db)));
         }
       }
     }

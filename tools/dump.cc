@@ -1,5 +1,6 @@
 #include "tools/dump.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -37,6 +38,7 @@ class Loader {
   Loader(const dump::Function& proto, const Target& target) : p_(proto), target_(target) {}
 
   absl::StatusOr<Function> Load();
+  absl::Status LoadNames();
 
  private:
   absl::Status Error(absl::string_view where, absl::string_view what) const {
@@ -145,7 +147,12 @@ absl::StatusOr<Function> Loader::Load() {
     saved.Insert(PReg(r));
   }
   f_.set_saved_regs(saved);
-  if (p_.num_blocks() > (1u << 24)) return Error("blocks", "too many blocks");
+  // Ids are dense (the parser renumbers sparse text): a block count out of
+  // proportion to the layout would only cost memory.
+  if (p_.num_blocks() > (1u << 24) || p_.num_blocks() > 4u * p_.layout_size() + 1024) {
+    return Error("blocks", absl::StrCat("num_blocks ", p_.num_blocks(), " is out of proportion to the ",
+                                        p_.layout_size(), " blocks of the layout"));
+  }
   if (p_.num_blocks() > 0) f_.EnsureBlock(Block(p_.num_blocks() - 1));
   std::vector<uint8_t> placed(p_.num_blocks(), 0);
   for (const dump::Block& pb : p_.layout()) {
@@ -202,7 +209,35 @@ absl::StatusOr<Function> Loader::Load() {
       f_.block(b).insts.push_back(f_.NewInst(d, ops));
     }
   }
+  RA_RETURN_IF_ERROR(LoadNames());
   return std::move(f_);
+}
+
+absl::Status Loader::LoadNames() {
+  auto names = [&](const google::protobuf::RepeatedField<uint32_t>& in, int count, const char* what,
+                   std::vector<uint32_t>& out) -> absl::Status {
+    if (in.empty()) return absl::OkStatus();
+    if (in.size() != count) {
+      return Error(what, absl::StrCat(in.size(), " names for ", count, " ids"));
+    }
+    out.assign(in.begin(), in.end());
+    for (uint32_t n : out) {
+      if (n > Function::kMaxName) return Error(what, absl::StrCat("the name ", n, " is past ", Function::kMaxName));
+    }
+    std::vector<uint32_t> sorted = out;
+    std::sort(sorted.begin(), sorted.end());
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
+      return Error(what, absl::StrCat("the name ", *std::adjacent_find(sorted.begin(), sorted.end()),
+                                      " is given twice"));
+    }
+    return absl::OkStatus();
+  };
+  std::vector<uint32_t> values, blocks, slots;
+  RA_RETURN_IF_ERROR(names(p_.value_names(), f_.num_values(), "value names", values));
+  RA_RETURN_IF_ERROR(names(p_.block_names(), f_.num_blocks(), "block names", blocks));
+  RA_RETURN_IF_ERROR(names(p_.slot_names(), f_.num_stack_slots(), "slot names", slots));
+  f_.SetNames(std::move(values), std::move(blocks), std::move(slots));
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -246,6 +281,9 @@ dump::Function FunctionToProto(const Function& func) {
   }
   for (int s = 0; s < func.num_stack_slots(); ++s) p.add_stack_slot_sizes(func.stack_slot(StackSlot(s)).size);
   for (PReg r : func.saved_regs()) p.mutable_saved_regs()->add_regs(r.index());
+  for (uint32_t n : func.value_names()) p.add_value_names(n);
+  for (uint32_t n : func.block_names()) p.add_block_names(n);
+  for (uint32_t n : func.slot_names()) p.add_slot_names(n);
   return p;
 }
 

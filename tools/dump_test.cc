@@ -58,6 +58,19 @@ block0:
   EXPECT_EQ(RoundTrip(allocated, X86()), PrintFunction(allocated, X86()));
 }
 
+TEST(DumpTest, SparseNamesSurvive) {
+  Function f = ParseFunction(
+                   "function %f(i64) -> i64 {\n    ss16777215 = stack_slot 8\nblock16777215(v16777215: i64):\n"
+                   "    v16000000 = add v16777215, v16777215\n    jump block0(v16000000)\nblock0(v3: i64):\n"
+                   "    ret v3\n}\n",
+                   X86())
+                   .value();
+  std::string bytes = SerializeDump(ToDumpFile(X86(), {}, {DumpedFunction{f, {}, {}, {}}}));
+  EXPECT_LT(bytes.size(), 400u);
+  EXPECT_EQ(RoundTrip(f, X86()), PrintFunction(f, X86()));
+  EXPECT_THAT(RoundTrip(f, X86()), HasSubstr("block16777215(v16777215: i64)"));
+}
+
 TEST(DumpTest, StatsAndLocationsSurvive) {
   Function f = ParseFunction("function %f() {\nblock0:\n    ret\n}\n", X86()).value();
   DumpedFunction d{f, {"verify"}, {{"split_critical_edges", "edges_split", 3}}, {Location::Reg(PReg(2))}};
@@ -119,6 +132,10 @@ TEST(DumpTest, MalformedDumpsGetClearErrors) {
        "function %f, block1: is empty (a block ends in a terminator)"},
       {"value locations", [](dump::DumpFile& d) { d.mutable_functions(0)->mutable_value_locations()->add_kinds(1); },
        "function %f: value locations are malformed"},
+      {"name count", [](dump::DumpFile& d) { d.mutable_functions(0)->mutable_function()->add_value_names(5); },
+       "function %f, value names: 1 names for"},
+      {"block count", [](dump::DumpFile& d) { d.mutable_functions(0)->mutable_function()->set_num_blocks(16777215); },
+       "num_blocks 16777215 is out of proportion to the 2 blocks of the layout"},
   };
   for (const BadDump& bad : kBad) {
     dump::DumpFile file = Valid();
