@@ -143,105 +143,148 @@ size_t Address(Type addr_type, uint64_t addr, int64_t offset) {
   return static_cast<size_t>(ea % kMemorySize);
 }
 
-// The interpreter loop shared by both runs; `Machine` supplies operand reads and
-// writes (values or locations).
+// One executed instruction with results (not move-like): what a run shows of
+// itself to the comparison. Valid until the next step.
+struct Event {
+  Inst inst;
+  absl::Span<const Operand> defs;
+  absl::Span<const Bits> bits;
+};
+
+// The interpreter loop shared by both runs, one event at a time; `Machine`
+// supplies operand reads and writes (values or locations). Buffers are reused:
+// a step allocates nothing.
 template <typename Machine>
-absl::StatusOr<Execution> Execute(const Function& f, Machine& m, const InterpOptions& o) {
-  Execution ex;
-  ex.memory = InitialMemory(o.seed);
-  Block b = f.entry();
-  std::vector<Bits> in, late, out;
-  while (true) {
-    const std::vector<Inst>& insts = f.block(b).insts;
-    Block next;
-    for (size_t k = 0; k < insts.size() && !next.IsValid(); ++k) {
-      Inst i = insts[k];
-      if (++ex.steps > o.step_limit) {
-        return absl::ResourceExhaustedError(absl::StrCat("function %", f.name(), ": step limit of ", o.step_limit,
-                                                         " instructions exceeded in block", b.index(),
-                                                         " (a runaway loop?)"));
-      }
-      const InstData& d = f.inst(i);
-      absl::Span<const Operand> ops = f.operands(i);
-      size_t num_defs = 0;
-      while (num_defs < ops.size() && ops[num_defs].IsDef()) ++num_defs;
-      absl::Span<const Operand> uses = ops.subspan(num_defs);
-      // Early uses, then early defs and clobbers turn to garbage, then late uses.
-      in.assign(uses.size(), Bits{});
-      for (size_t u = 0; u < uses.size(); ++u) {
-        if (uses[u].position() == Position::kEarly) {
-          RA_ASSIGN_OR_RETURN(in[u], m.Read(uses[u]));
-        }
-      }
-      m.Clobber(d.clobbers >= 0 ? f.clobber_set(d.clobbers) : RegSet(), ops.subspan(0, num_defs));
-      for (size_t u = 0; u < uses.size(); ++u) {
-        if (uses[u].position() == Position::kLate) {
-          RA_ASSIGN_OR_RETURN(in[u], m.Read(uses[u]));
-        }
-      }
-      out.assign(num_defs, Bits{});
-      Type type = num_defs > 0 ? f.value_type(ops[0].value()) : Type::kI64;
-      switch (d.opcode) {
-        case Opcode::kCmp:
-          out[0] = Bits{Compare(d.cc, f.value_type(uses[0].value()), in[0].lo, in[1].lo) ? 1u : 0u, 0};
-          break;
-        case Opcode::kLoad: {
-          size_t at = Address(f.value_type(uses[0].value()), in[0].lo, d.imm);
-          std::memcpy(&out[0], &ex.memory[at], TypeSize(type));
-          break;
-        }
-        case Opcode::kStore: {
-          size_t at = Address(f.value_type(uses[1].value()), in[1].lo, d.imm);
-          std::memcpy(&ex.memory[at], &in[0], TypeSize(f.value_type(uses[0].value())));
-          break;
-        }
-        case Opcode::kCopy: case Opcode::kSpill: case Opcode::kReload: case Opcode::kMove:
-        case Opcode::kParallelCopy:
-          for (size_t k2 = 0; k2 < num_defs; ++k2) out[k2] = in[k2];
-          break;
-        case Opcode::kCall: {
-          uint64_t h = Mix(std::hash<std::string>()(f.callee(static_cast<int>(d.imm))));
-          for (const Bits& a : in) h = Mix(h ^ Mix(a.lo) ^ (a.hi * 3));
-          for (size_t r = 0; r < num_defs; ++r) {
-            Type rt = f.value_type(ops[r].value());
-            uint64_t hr = Mix(h + r);
-            out[r] = IsFloat(rt) ? FiniteFloat(rt, hr) : Bits{Mask(rt, hr), rt == Type::kV128 ? Mix(hr) : 0};
-          }
-          break;
-        }
-        case Opcode::kRet:
-          RA_RETURN_IF_ERROR(m.AtReturn());
-          ex.results = in;
-          return ex;
-        case Opcode::kJump:
-        case Opcode::kBr: {
-          int t = d.opcode == Opcode::kJump || in[0].lo != 0 ? 0 : 1;
-          if (d.opcode == Opcode::kBr) t = Mask(f.value_type(uses[0].value()), in[0].lo) != 0 ? 0 : 1;
-          const BranchTarget& bt = d.targets[t];
-          const std::vector<Operand>& params = f.block(bt.block).params;
-          std::vector<Bits> vals(in.begin() + bt.first_arg, in.begin() + bt.first_arg + bt.num_args);
-          for (size_t p = 0; p < params.size() && p < vals.size(); ++p) m.Write(params[p], vals[p]);
-          next = bt.block;
-          break;
-        }
-        default:
-          out[0] = Compute(d, type, in);
-          break;
-      }
-      if (next.IsValid()) break;
-      for (size_t r = 0; r < num_defs; ++r) m.Write(ops[r], out[r]);
-      if (num_defs > 0 && !IsMoveLike(d.opcode)) {
-        TraceEvent e{i, {}, out};
-        for (size_t r = 0; r < num_defs; ++r) e.values.push_back(ops[r].value());
-        ex.trace.push_back(std::move(e));
-      }
-    }
-    if (!next.IsValid()) {
-      return absl::InvalidArgumentError(absl::StrCat("function %", f.name(), ": block", b.index(),
-                                                     " ends without a terminator"));
-    }
-    b = next;
+class Runner {
+ public:
+  Runner(const Function& f, Machine& m, const InterpOptions& o) : f_(f), m_(m), o_(o), block_(f.entry()) {
+    ex_.memory = InitialMemory(o.seed);
   }
+
+  // Runs up to the next event; false once the function has returned (then
+  // execution() holds the results and memory).
+  absl::StatusOr<bool> Next(Event* event) {
+    while (!done_) {
+      const std::vector<Inst>& insts = f_.block(block_).insts;
+      if (k_ >= insts.size()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("function %", f_.name(), ": ", f_.BlockName(block_), " ends without a terminator"));
+      }
+      Inst i = insts[k_++];
+      RA_ASSIGN_OR_RETURN(bool shown, Step(i));
+      if (shown) {
+        *event = Event{i, f_.operands(i).subspan(0, out_.size()), out_};
+        return true;
+      }
+    }
+    return false;
+  }
+  Execution& execution() { return ex_; }
+
+ private:
+  // Executes `i`; true when it is an event.
+  absl::StatusOr<bool> Step(Inst i) {
+    if (++ex_.steps > o_.step_limit) {
+      return absl::ResourceExhaustedError(absl::StrCat("function %", f_.name(), ": step limit of ", o_.step_limit,
+                                                       " instructions exceeded in ", f_.BlockName(block_),
+                                                       " (a runaway loop?)"));
+    }
+    const InstData& d = f_.inst(i);
+    absl::Span<const Operand> ops = f_.operands(i);
+    size_t num_defs = 0;
+    while (num_defs < ops.size() && ops[num_defs].IsDef()) ++num_defs;
+    absl::Span<const Operand> uses = ops.subspan(num_defs);
+    // Early uses, then early defs and clobbers turn to garbage, then late uses.
+    in_.assign(uses.size(), Bits{});
+    for (size_t u = 0; u < uses.size(); ++u) {
+      if (uses[u].position() == Position::kEarly) {
+        RA_ASSIGN_OR_RETURN(in_[u], m_.Read(uses[u]));
+      }
+    }
+    m_.Clobber(d.clobbers >= 0 ? f_.clobber_set(d.clobbers) : RegSet(), ops.subspan(0, num_defs));
+    for (size_t u = 0; u < uses.size(); ++u) {
+      if (uses[u].position() == Position::kLate) {
+        RA_ASSIGN_OR_RETURN(in_[u], m_.Read(uses[u]));
+      }
+    }
+    out_.assign(num_defs, Bits{});
+    Type type = num_defs > 0 ? f_.value_type(ops[0].value()) : Type::kI64;
+    std::vector<uint8_t>& memory = ex_.memory;
+    switch (d.opcode) {
+      case Opcode::kCmp:
+        out_[0] = Bits{Compare(d.cc, f_.value_type(uses[0].value()), in_[0].lo, in_[1].lo) ? 1u : 0u, 0};
+        break;
+      case Opcode::kLoad: {
+        size_t at = Address(f_.value_type(uses[0].value()), in_[0].lo, d.imm);
+        std::memcpy(&out_[0], &memory[at], TypeSize(type));
+        break;
+      }
+      case Opcode::kStore: {
+        size_t at = Address(f_.value_type(uses[1].value()), in_[1].lo, d.imm);
+        std::memcpy(&memory[at], &in_[0], TypeSize(f_.value_type(uses[0].value())));
+        break;
+      }
+      case Opcode::kCopy: case Opcode::kSpill: case Opcode::kReload: case Opcode::kMove:
+      case Opcode::kParallelCopy:
+        for (size_t k = 0; k < num_defs; ++k) out_[k] = in_[k];
+        break;
+      case Opcode::kCall: {
+        uint64_t h = Mix(std::hash<std::string>()(f_.callee(static_cast<int>(d.imm))));
+        for (const Bits& a : in_) h = Mix(h ^ Mix(a.lo) ^ (a.hi * 3));
+        for (size_t r = 0; r < num_defs; ++r) {
+          Type rt = f_.value_type(ops[r].value());
+          uint64_t hr = Mix(h + r);
+          out_[r] = IsFloat(rt) ? FiniteFloat(rt, hr) : Bits{Mask(rt, hr), rt == Type::kV128 ? Mix(hr) : 0};
+        }
+        break;
+      }
+      case Opcode::kRet:
+        RA_RETURN_IF_ERROR(m_.AtReturn());
+        ex_.results = in_;
+        done_ = true;
+        return false;
+      case Opcode::kJump:
+      case Opcode::kBr: {
+        int t = d.opcode == Opcode::kBr && Mask(f_.value_type(uses[0].value()), in_[0].lo) == 0 ? 1 : 0;
+        const BranchTarget& bt = d.targets[t];
+        const std::vector<Operand>& params = f_.block(bt.block).params;
+        // Every argument is read before any parameter is written.
+        for (size_t p = 0; p < params.size() && p < bt.num_args; ++p) m_.Write(params[p], in_[bt.first_arg + p]);
+        block_ = bt.block;
+        k_ = 0;
+        return false;
+      }
+      default:
+        out_[0] = Compute(d, type, in_);
+        break;
+    }
+    for (size_t r = 0; r < num_defs; ++r) m_.Write(ops[r], out_[r]);
+    if (num_defs == 0 || IsMoveLike(d.opcode)) return false;
+    ++ex_.events;
+    return true;
+  }
+
+  const Function& f_;
+  Machine& m_;
+  const InterpOptions& o_;
+  Block block_;
+  size_t k_ = 0;  // next instruction of block_
+  bool done_ = false;
+  std::vector<Bits> in_, out_;
+  Execution ex_;
+};
+
+// Runs to the end, calling `on_event` for each event.
+template <typename Machine, typename F>
+absl::StatusOr<Execution> RunToEnd(const Function& f, Machine& m, const InterpOptions& o, F on_event) {
+  Runner<Machine> run(f, m, o);
+  Event e;
+  while (true) {
+    RA_ASSIGN_OR_RETURN(bool more, run.Next(&e));
+    if (!more) break;
+    on_event(e);
+  }
+  return std::move(run.execution());
 }
 
 // Values: one slot per value id.
@@ -258,9 +301,13 @@ class ValueMachine {
 };
 
 // Registers by byte (each container is an array; a register is a byte range of
-// it), stack slots by byte.
+// it), stack slots by byte. A value in a slot lives at its start, so a slot holds
+// at most kSlotBytes bytes that can ever be read or written, whatever size it
+// declares: the frame costs 16 bytes per slot, not the declared sizes.
 class RegisterMachine {
  public:
+  static constexpr size_t kSlotBytes = 16;  // the widest type
+
   RegisterMachine(const Function& f, const Target& t, uint64_t seed) : f_(f), t_(t), garbage_(seed * 977 + 13) {
     for (int r = 0; r < t.num_regs(); ++r) {
       const RegInfo& info = t.Reg(PReg(r));
@@ -269,10 +316,8 @@ class RegisterMachine {
     }
     for (auto& c : containers_) Fill(c.data(), c.size());
     entry_ = containers_;
-    for (int s = 0; s < f.num_stack_slots(); ++s) {
-      slots_.emplace_back(f.stack_slot(StackSlot(s)).size, 0);
-      Fill(slots_.back().data(), slots_.back().size());
-    }
+    slots_.resize(static_cast<size_t>(f.num_stack_slots()) * kSlotBytes);
+    Fill(slots_.data(), slots_.size());
   }
 
   absl::StatusOr<Bits> Read(const Operand& op) {
@@ -299,9 +344,8 @@ class RegisterMachine {
     for (const Operand& d : defs) {
       if (d.position() != Position::kEarly) continue;
       if (d.location().IsReg()) FillReg(d.location().reg());
-      if (d.location().IsStack() && d.location().slot().index() < slots_.size()) {
-        auto& s = slots_[d.location().slot().index()];
-        Fill(s.data(), s.size());
+      if (d.location().IsStack() && d.location().slot().index() < static_cast<uint32_t>(f_.num_stack_slots())) {
+        Fill(&slots_[d.location().slot().index() * kSlotBytes], kSlotBytes);
       }
     }
   }
@@ -326,16 +370,17 @@ class RegisterMachine {
     if (l.IsReg() && l.reg().index() < static_cast<uint32_t>(t_.num_regs())) {
       const RegInfo& info = t_.Reg(l.reg());
       if ((info.hi_bit - info.lo_bit) / 8 < TypeSize(f_.value_type(op.value()))) {
-        return absl::InvalidArgumentError(absl::StrCat("v", op.value().index(), " does not fit in %", info.name));
+        return absl::InvalidArgumentError(
+            absl::StrCat("function %", f_.name(), ": ", f_.ValueName(op.value()), " does not fit in %", info.name));
       }
       return &containers_[info.container][info.lo_bit / 8];
     }
-    if (l.IsStack() && l.slot().index() < slots_.size() &&
-        slots_[l.slot().index()].size() >= static_cast<size_t>(TypeSize(f_.value_type(op.value())))) {
-      return slots_[l.slot().index()].data();
+    if (l.IsStack() && l.slot().index() < static_cast<uint32_t>(f_.num_stack_slots()) &&
+        f_.stack_slot(l.slot()).size >= TypeSize(f_.value_type(op.value()))) {
+      return &slots_[l.slot().index() * kSlotBytes];
     }
-    return absl::FailedPreconditionError(absl::StrCat("function %", f_.name(), ": v", op.value().index(),
-                                                      " has no usable location (", PrintLocation(l, t_), ")"));
+    return absl::FailedPreconditionError(absl::StrCat("function %", f_.name(), ": ", f_.ValueName(op.value()),
+                                                      " has no usable location (", PrintLocation(f_, l, t_), ")"));
   }
   void FillReg(PReg r) {
     const RegInfo& info = t_.Reg(r);
@@ -353,7 +398,7 @@ class RegisterMachine {
   uint64_t garbage_;
   std::vector<std::vector<uint8_t>> containers_;
   std::vector<std::vector<uint8_t>> entry_;
-  std::vector<std::vector<uint8_t>> slots_;
+  std::vector<uint8_t> slots_;  // kSlotBytes per slot
   absl::Status error_;
 };
 
@@ -407,7 +452,7 @@ absl::StatusOr<Execution> RunOnValues(const Function& func, absl::Span<const Bit
   const std::vector<Operand>& params = func.block(func.entry()).params;
   ValueMachine m(func);
   for (size_t i = 0; i < args.size(); ++i) m.Write(params[i], args[i]);
-  return Execute(func, m, options);
+  return RunToEnd(func, m, options, [](const Event&) {});
 }
 
 absl::StatusOr<Execution> RunOnMachine(const Function& func, const Target& target, absl::Span<const Bits> args,
@@ -417,7 +462,7 @@ absl::StatusOr<Execution> RunOnMachine(const Function& func, const Target& targe
   RegisterMachine m(func, target, options.seed);
   for (size_t i = 0; i < args.size(); ++i) m.Write(params[i], args[i]);
   RA_RETURN_IF_ERROR(m.error());
-  absl::StatusOr<Execution> ex = Execute(func, m, options);
+  absl::StatusOr<Execution> ex = RunToEnd(func, m, options, [](const Event&) {});
   RA_RETURN_IF_ERROR(m.error());
   return ex;
 }
@@ -427,56 +472,90 @@ absl::Status CompareExecutions(const Function& original, const Function& allocat
   std::vector<Bits> args = ArgumentsForSeed(original, seed);
   InterpOptions o = options;
   o.seed = seed;
-  RA_ASSIGN_OR_RETURN(Execution want, RunOnValues(original, args, o));
-  RA_ASSIGN_OR_RETURN(Execution got, RunOnMachine(allocated, target, args, o));
+  RA_RETURN_IF_ERROR(CheckArguments(original, args));
+  RA_RETURN_IF_ERROR(CheckArguments(allocated, args));
+  // First run: which values the original computes with instructions. Phases may
+  // add copies (coalescing's new values, or a parameter now defined by a copy at
+  // the top of its block): those events have no counterpart in the original.
+  std::vector<uint8_t> traced(original.num_values(), 0);
+  ValueMachine first(original);
+  for (size_t i = 0; i < args.size(); ++i) first.Write(original.block(original.entry()).params[i], args[i]);
+  RA_ASSIGN_OR_RETURN(Execution want, RunToEnd(original, first, o, [&](const Event& e) {
+                        for (const Operand& d : e.defs) traced[d.value().index()] = 1;
+                      }));
+  auto counts = [&](const Event& e) {
+    uint32_t v = e.defs.front().value().index();
+    return v < traced.size() && traced[v];
+  };
+
+  // Then both in lockstep, event by event.
+  ValueMachine values(original);
+  for (size_t i = 0; i < args.size(); ++i) values.Write(original.block(original.entry()).params[i], args[i]);
+  RegisterMachine machine(allocated, target, o.seed);
+  for (size_t i = 0; i < args.size(); ++i) machine.Write(allocated.block(allocated.entry()).params[i], args[i]);
+  RA_RETURN_IF_ERROR(machine.error());
+  Runner<ValueMachine> a_run(original, values, o);
+  Runner<RegisterMachine> b_run(allocated, machine, o);
+  std::string prefix = absl::StrCat("function %", allocated.name(), " (seed ", seed, "): ");
   auto where = [&](Inst i) {
     for (Block b : allocated.layout()) {
       const std::vector<Inst>& insts = allocated.block(b).insts;
       for (size_t k = 0; k < insts.size(); ++k) {
         if (insts[k] == i) {
-          return absl::StrCat("block", b.index(), ", inst ", k, " `", PrintInst(allocated, i, target), "`");
+          return absl::StrCat(allocated.BlockName(b), ", inst ", k, " `", PrintInst(allocated, i, target), "`");
         }
       }
     }
     return absl::StrCat("inst #", i.index());
   };
-  std::string prefix = absl::StrCat("function %", allocated.name(), " (seed ", seed, "): ");
-  // Compare what the original computes with instructions. Phases may add copies
-  // (coalescing's new values, or a parameter now defined by a copy at the top of
-  // its block): those events have no counterpart in the original's trace.
-  std::vector<uint8_t> traced(original.num_values(), 0);
-  for (const TraceEvent& e : want.trace) {
-    for (Value v : e.values) traced[v.index()] = 1;
-  }
-  got.trace.erase(std::remove_if(got.trace.begin(), got.trace.end(),
-                                 [&](const TraceEvent& e) {
-                                   Value v = e.values.front();
-                                   return v.index() >= traced.size() || !traced[v.index()];
-                                 }),
-                  got.trace.end());
-  size_t n = std::min(want.trace.size(), got.trace.size());
-  for (size_t k = 0; k < n; ++k) {
-    const TraceEvent& a = want.trace[k];
-    const TraceEvent& b = got.trace[k];
-    if (a.values != b.values) {
-      return absl::InvalidArgumentError(absl::StrCat(prefix, "executions part at step ", k, ": the original runs `",
+  // The allocation's next event that counts; false at its end.
+  auto next_counted = [&](Event* e) -> absl::StatusOr<bool> {
+    while (true) {
+      absl::StatusOr<bool> more = b_run.Next(e);
+      RA_RETURN_IF_ERROR(machine.error());
+      if (!more.ok() || !*more || counts(*e)) return more;
+    }
+  };
+  Event a, b;
+  int64_t step = 0, b_count = 0;
+  while (true) {
+    RA_ASSIGN_OR_RETURN(bool a_more, a_run.Next(&a));
+    RA_ASSIGN_OR_RETURN(bool b_more, next_counted(&b));
+    if (!a_more || !b_more) {
+      if (a_more == b_more) break;
+      // One run ended first: count the other's events for the message.
+      int64_t a_count = step + (a_more ? 1 : 0), extra = b_more ? 1 : 0;
+      while (a_more) {
+        RA_ASSIGN_OR_RETURN(a_more, a_run.Next(&a));
+        a_count += a_more ? 1 : 0;
+      }
+      while (b_more) {
+        RA_ASSIGN_OR_RETURN(b_more, next_counted(&b));
+        extra += b_more ? 1 : 0;
+      }
+      b_count = step + extra;
+      return absl::InvalidArgumentError(absl::StrCat(prefix, "the original executes ", a_count,
+                                                     " instructions with results, the allocation ", b_count));
+    }
+    bool same_values = a.defs.size() == b.defs.size();
+    for (size_t r = 0; same_values && r < a.defs.size(); ++r) same_values = a.defs[r].value() == b.defs[r].value();
+    if (!same_values) {
+      return absl::InvalidArgumentError(absl::StrCat(prefix, "executions part at step ", step, ": the original runs `",
                                                      PrintInst(original, a.inst, target), "`, the allocation ",
                                                      where(b.inst)));
     }
-    for (size_t r = 0; r < a.defs.size() && r < b.defs.size(); ++r) {
-      if (a.defs[r] != b.defs[r]) {
-        Value v = allocated.operands(b.inst)[r].value();
+    for (size_t r = 0; r < a.bits.size(); ++r) {
+      if (a.bits[r] != b.bits[r]) {
+        Value v = b.defs[r].value();
         Type t = allocated.value_type(v);
-        return absl::InvalidArgumentError(absl::StrCat(prefix, "first diverging instruction ", where(b.inst), ": v",
-                                                       v.index(), " is ", Show(t, a.defs[r]), " on values, ",
-                                                       Show(t, b.defs[r]), " on the machine"));
+        return absl::InvalidArgumentError(absl::StrCat(prefix, "first diverging instruction ", where(b.inst), ": ",
+                                                       allocated.ValueName(v), " is ", Show(t, a.bits[r]),
+                                                       " on values, ", Show(t, b.bits[r]), " on the machine"));
       }
     }
+    ++step;
   }
-  if (want.trace.size() != got.trace.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(prefix, "the original executes ", want.trace.size(),
-                                                   " instructions with results, the allocation ", got.trace.size()));
-  }
+  const Execution& got = b_run.execution();
   for (size_t r = 0; r < want.results.size() && r < got.results.size(); ++r) {
     if (want.results[r] != got.results[r]) {
       Type t = original.result_types()[r];

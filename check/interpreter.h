@@ -47,20 +47,14 @@ struct InterpOptions {
   uint64_t seed = 1;               // initial memory and register garbage
 };
 
-// One executed instruction of the original program and the values it defined.
-// Runs are matched on the defined value ids, which allocation preserves (an
-// allocator may renumber or add instructions, never rename a value it computes).
-struct TraceEvent {
-  Inst inst;
-  std::vector<Value> values;
-  std::vector<Bits> defs;
-};
-
+// What a run leaves: its results and memory, and how long it ran. The trace of
+// computed values is compared as the runs go (CompareExecutions), never kept, so
+// memory does not grow with the number of steps.
 struct Execution {
   std::vector<Bits> results;
   std::vector<uint8_t> memory;
-  std::vector<TraceEvent> trace;  // non-move instructions with results, in order
-  int64_t steps = 0;
+  int64_t steps = 0;   // instructions executed
+  int64_t events = 0;  // of them, instructions with results that are not move-like
 };
 
 inline constexpr int kMemorySize = 1 << 16;
@@ -80,7 +74,11 @@ absl::StatusOr<Execution> RunOnMachine(const Function& func, const Target& targe
 // arguments and memory; InvalidArgument naming the first diverging instruction,
 // or the differing result or memory byte, when they disagree. Only values the
 // original computes with instructions are compared step by step (a value the
-// original executes at least once); copies phases add are skipped.
+// original executes at least once); copies phases add are skipped. Runs are
+// matched on the defined value ids, which allocation preserves (an allocator may
+// renumber or add instructions, never rename a value it computes). Streams: a
+// first run of the original finds the values it computes, then the original and
+// the allocation run in lockstep; memory is independent of the number of steps.
 absl::Status CompareExecutions(const Function& original, const Function& allocated, const Target& target,
                                uint64_t seed, const InterpOptions& options = {});
 

@@ -6,9 +6,14 @@
 #include "absl/strings/str_replace.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "absl/strings/str_cat.h"
+#include "check/generator.h"
+#include "check/heap_counter.h"
+#include "check/stack_allocator.h"
+#include "ssa/legalize.h"
+#include "ssa/lower_params.h"
 #include "ssa/parser.h"
 #include "testdata/corpus.h"
-#include "check/generator.h"
 
 namespace regalloc {
 namespace {
@@ -63,7 +68,7 @@ block0(v0: i32):
   // 1 + 70000 and 1 + 4464 are the same address modulo 64 KiB.
   Execution ex = RunOnValues(f, {Bits{1, 0}}, {}).value();
   EXPECT_EQ(static_cast<int32_t>(ex.results[0].lo), INT32_MIN);
-  EXPECT_EQ(ex.trace.size(), 3u);
+  EXPECT_EQ(ex.events, 3);
 }
 
 TEST(InterpreterTest, I8WrapsSignedAndDividesTotally) {
@@ -198,6 +203,110 @@ TEST(InterpreterTest, MachineRunNeedsLocations) {
   absl::Status s = RunOnMachine(f, X86(), ArgumentsForSeed(f, 1), {}).status();
   EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(std::string(s.message()), HasSubstr("v0 has no usable location (none)"));
+}
+
+
+// A loop of `trips` iterations that stores as it goes, allocated on the stack.
+struct Allocated {
+  Function original;
+  Function allocated;
+};
+Allocated LoopOnStack(int64_t trips) {
+  Function original = Parse(absl::StrCat(R"(function %loop(i64) -> i64 {
+block0(v0: i64):
+    v1 = const.i64 0
+    v2 = const.i64 )", trips, R"(
+    jump block1(v1, v0)
+block1(v3: i64, v4: i64):
+    v5 = add v4, v3
+    store v5, v3, 8
+    v6 = const.i64 1
+    v7 = add v3, v6
+    v8 = cmp.lt v7, v2
+    br v8, block1(v7, v5), block2
+block2:
+    ret v5
+}
+)"));
+  Function allocated = original;
+  EXPECT_TRUE(Legalize(allocated, X86()).ok());
+  EXPECT_TRUE(AllocateOnStack(allocated, X86()).ok());
+  EXPECT_TRUE(LowerBlockParams(allocated, X86()).ok());
+  return {std::move(original), std::move(allocated)};
+}
+
+// The comparison streams: the heap it takes does not grow with the steps run.
+TEST(InterpreterTest, LongRunsCompareInMemoryIndependentOfSteps) {
+  size_t peak[2];
+  int64_t steps[2];
+  const int64_t trips[2] = {1000, 100000};
+  for (int k = 0; k < 2; ++k) {
+    Allocated a = LoopOnStack(trips[k]);
+    size_t before = HeapCounter::Live();
+    HeapCounter::ResetPeak();
+    absl::Status s = CompareExecutions(a.original, a.allocated, X86(), 1);
+    ASSERT_TRUE(s.ok()) << s;
+    peak[k] = HeapCounter::Peak() - before;
+    steps[k] = RunOnMachine(a.allocated, X86(), ArgumentsForSeed(a.allocated, 1), {}).value().steps;
+  }
+  EXPECT_GT(steps[1], 90 * steps[0]);
+  EXPECT_LE(peak[1], peak[0] + 1024) << peak[0] << " bytes at " << steps[0] << " steps, " << peak[1] << " at "
+                                    << steps[1];
+  EXPECT_LT(peak[1], 1u << 20);
+}
+
+// The frame costs the bytes a run can touch, not the sizes slots declare: 1,500
+// slots of 1 MiB, and one numbered 16777215.
+TEST(InterpreterTest, DeclaredSlotSizesCostNothing) {
+  std::string slots;
+  for (int s = 0; s < 1500; ++s) absl::StrAppend(&slots, "    ss", s, " = stack_slot 1048576\n");
+  absl::StrAppend(&slots, "    ss16777215 = stack_slot 16\n");
+  Function original = Parse(R"(function %frame(i64) -> i64 {
+block0(v0: i64):
+    v1 = add v0, v0
+    ret v1
+}
+)");
+  Function allocated = Parse(absl::StrCat(R"(function %frame(i64) -> i64 {
+)", slots, R"(block0(v0@%rdi[%rdi]: i64):
+    v0[ss1499] = spill v0[%rdi]
+    v0[ss16777215] = move v0[ss1499]
+    v0[%rcx] = reload v0[ss16777215]
+    v1@reuse0[%rcx] = add v0[%rcx], v0@any[ss1499]
+    v1[%rax] = move v1[%rcx]
+    ret v1@%rax[%rax]
+}
+)"));
+  size_t before = HeapCounter::Live();
+  HeapCounter::ResetPeak();
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    absl::Status s = CompareExecutions(original, allocated, X86(), seed);
+    EXPECT_TRUE(s.ok()) << s;
+  }
+  EXPECT_LT(HeapCounter::Peak() - before, 512u << 10);
+}
+
+// Both runs in lockstep still tell which one stopped first.
+TEST(InterpreterTest, ARunThatEndsEarlyIsCaught) {
+  Allocated a = LoopOnStack(50);
+  Allocated b = LoopOnStack(49);
+  EXPECT_THAT(std::string(CompareExecutions(a.original, b.allocated, X86(), 1).message()),
+              HasSubstr("first diverging instruction"));
+  Function straight = Parse(R"(function %loop(i64) -> i64 {
+block0(v0: i64):
+    v1 = const.i64 0
+    v2 = const.i64 50
+    jump block1(v1, v0)
+block1(v3: i64, v4: i64):
+    ret v4
+}
+)");
+  EXPECT_THAT(std::string(CompareExecutions(a.original, straight, X86(), 1).message()), HasSubstr("no usable location"));
+  ASSERT_TRUE(Legalize(straight, X86()).ok());
+  ASSERT_TRUE(AllocateOnStack(straight, X86()).ok());
+  ASSERT_TRUE(LowerBlockParams(straight, X86()).ok());
+  EXPECT_THAT(std::string(CompareExecutions(a.original, straight, X86(), 1).message()),
+              HasSubstr("the original executes 202 instructions with results, the allocation 2"));
 }
 
 }  // namespace
