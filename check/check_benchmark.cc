@@ -46,8 +46,9 @@ void Report(benchmark::State& state, const AllocationChecker& checker, int insts
   state.SetItemsProcessed(state.iterations() * insts);
   const CheckStats& s = checker.stats();
   state.counters["insts"] = insts;
-  state.counters["state_bytes_per_inst"] = static_cast<double>(s.entry_pairs * 8 + s.live_in * 4) / insts;
+  state.counters["state_bytes_per_inst"] = static_cast<double>(s.entry_bytes + s.live_in * 4) / insts;
   state.counters["visits_per_block"] = static_cast<double>(s.block_visits) / s.blocks;
+  state.counters["ops_per_inst"] = static_cast<double>(s.state_ops) / insts;
 }
 
 void BM_CheckReferenceAllocation(benchmark::State& state) {

@@ -37,6 +37,64 @@ uint64_t Pair(uint32_t value, uint32_t loc) { return (uint64_t{value} << 32) | l
 uint32_t PairValue(uint64_t p) { return static_cast<uint32_t>(p >> 32); }
 uint32_t PairLoc(uint64_t p) { return static_cast<uint32_t>(p); }
 
+// A sorted list of (value, location) pairs, packed: per pair, the value's
+// distance from the previous pair's value and the location, as LEB128 varints
+// (about 3 bytes a pair instead of 8). Block entry states are kept this way.
+class PackedPairs {
+ public:
+  // Encodes in `scratch`, then copies: the list takes what it needs, not a
+  // growing vector's slack.
+  void Assign(absl::Span<const uint64_t> pairs, std::vector<uint8_t>& scratch) {
+    scratch.clear();
+    uint32_t prev = 0;
+    for (uint64_t p : pairs) {
+      Put(scratch, PairValue(p) - prev);
+      Put(scratch, PairLoc(p));
+      prev = PairValue(p);
+    }
+    bytes_.assign(scratch.begin(), scratch.end());
+    size_ = pairs.size();
+  }
+  void Unpack(std::vector<uint64_t>* out) const {
+    out->clear();
+    out->reserve(size_);
+    uint32_t value = 0;
+    for (size_t at = 0; at < bytes_.size();) {
+      value += Get(at);
+      out->push_back(Pair(value, Get(at)));
+    }
+  }
+  size_t size() const { return size_; }
+  size_t bytes() const { return bytes_.size(); }
+  void clear() {
+    bytes_.clear();
+    size_ = 0;
+  }
+  void Release() {
+    std::vector<uint8_t>().swap(bytes_);
+    size_ = 0;
+  }
+
+ private:
+  static void Put(std::vector<uint8_t>& out, uint32_t x) {
+    while (x >= 0x80) {
+      out.push_back(static_cast<uint8_t>(x | 0x80));
+      x >>= 7;
+    }
+    out.push_back(static_cast<uint8_t>(x));
+  }
+  uint32_t Get(size_t& at) const {
+    uint32_t x = 0;
+    for (int shift = 0;; shift += 7) {
+      uint8_t b = bytes_[at++];
+      x |= static_cast<uint32_t>(b & 0x7f) << shift;
+      if (b < 0x80) return x;
+    }
+  }
+  std::vector<uint8_t> bytes_;
+  size_t size_ = 0;
+};
+
 }  // namespace
 
 namespace checker_internal {
@@ -47,11 +105,14 @@ struct Buffers {
   std::vector<std::vector<uint32_t>> gen;
   std::vector<std::vector<uint32_t>> kill;
   std::vector<uint32_t> mark;  // per value: == epoch when in the set being built
+  std::vector<Location> pending_at;  // per value: where a read waits (liveness)
   uint32_t epoch = 0;
   std::vector<uint32_t> scratch;
 
-  // Block entry states: sorted (value, location) pairs.
-  std::vector<std::vector<uint64_t>> in;
+  // Block entry states, packed; `unpacked` holds one while it is used.
+  std::vector<PackedPairs> in;
+  std::vector<uint64_t> unpacked;
+  std::vector<uint8_t> packing;
   std::vector<uint8_t> reached;
 
   // The dense state of the block being walked. Locations: register units, then
@@ -206,16 +267,21 @@ absl::Status Checker::CheckOperandStatic(const Operand& op, absl::Span<const Ope
 }
 
 // Backward liveness over the allocated function as it is: a value is live where
-// some path reads it before any def of it (within a block, before any def other
-// than a move-like one). Uses of an instruction are read before its defs (so an
-// early def of a value a late use reads keeps it live). Either way only more
-// state is kept, never less. Only the reachable blocks take part.
+// some path reads it before any def of it. Within a block a move-like def of v
+// into L hides only the later reads of v at L (they read what it wrote); a read
+// of v elsewhere still wants the instance the block started with (a
+// sequentialized parallel copy reads a rotated parameter's old instance after
+// writing its new one). Uses of an instruction are read before its defs (so an
+// early def of a value a late use reads keeps it live). Where in doubt (reads at
+// several locations) the value stays live: more state is kept, never less. Only
+// the reachable blocks take part.
 void Checker::ComputeLiveness() {
   const int nb = f_.num_blocks();
   b_.live_in.resize(nb);
   b_.gen.resize(nb);
   b_.kill.resize(nb);
   b_.mark.assign(num_values_, 0);
+  b_.pending_at.resize(num_values_);
   b_.epoch = 0;
   auto next_epoch = [&] {
     if (++b_.epoch == 0) {
@@ -230,23 +296,28 @@ void Checker::ComputeLiveness() {
     kill.clear();
     b_.live_in[b.index()].clear();
     next_epoch();
+    // mark[v] == epoch: a read of v below waits for v's entry instance, at
+    // pending_at[v] (no location: at several).
     const std::vector<Inst>& insts = f_.block(b).insts;
     for (size_t k = insts.size(); k-- > 0;) {
-      // A move-like def does not hide the uses after it in its block: a
-      // sequentialized parallel copy reads a rotated parameter's old instance
-      // after writing its new one. It still kills for the blocks after.
       const bool move_like = IsMoveLike(f_.inst(insts[k]).opcode);
       for (const Operand& op : f_.operands(insts[k])) {
-        if (op.IsDef()) {
-          if (!move_like) b_.mark[op.value().index()] = 0;
-          kill.push_back(op.value().index());
+        if (!op.IsDef()) continue;
+        uint32_t v = op.value().index();
+        if (b_.mark[v] == b_.epoch && (!move_like || (!op.location().IsNone() && b_.pending_at[v] == op.location()))) {
+          b_.mark[v] = 0;
         }
+        kill.push_back(v);
       }
       for (const Operand& op : f_.operands(insts[k])) {
+        if (!op.IsUse()) continue;
         uint32_t v = op.value().index();
-        if (op.IsUse() && b_.mark[v] != b_.epoch) {
+        if (b_.mark[v] != b_.epoch) {
           b_.mark[v] = b_.epoch;
+          b_.pending_at[v] = op.location();
           gen.push_back(v);
+        } else if (b_.pending_at[v] != op.location()) {
+          b_.pending_at[v] = Location();
         }
       }
     }
@@ -256,6 +327,7 @@ void Checker::ComputeLiveness() {
     }
     gen.erase(std::remove_if(gen.begin(), gen.end(), [&](uint32_t v) { return b_.mark[v] != b_.epoch; }), gen.end());
     std::sort(gen.begin(), gen.end());
+    gen.erase(std::unique(gen.begin(), gen.end()), gen.end());
     std::sort(kill.begin(), kill.end());
     kill.erase(std::unique(kill.begin(), kill.end()), kill.end());
     stats_.state_ops += static_cast<int64_t>(gen.size() + kill.size());
@@ -459,13 +531,14 @@ void Checker::TransferEdge(const Edge& e) {
 }
 
 bool Checker::Meet(Block to) {
-  std::vector<uint64_t>& in = b_.in[to.index()];
   if (!b_.reached[to.index()]) {
     b_.reached[to.index()] = 1;
-    in.assign(b_.out.begin(), b_.out.end());
-    stats_.state_ops += static_cast<int64_t>(in.size());
+    b_.in[to.index()].Assign(b_.out, b_.packing);
+    stats_.state_ops += static_cast<int64_t>(b_.out.size());
     return true;
   }
+  std::vector<uint64_t>& in = b_.unpacked;
+  b_.in[to.index()].Unpack(&in);
   size_t before = in.size();
   auto keep = in.begin();
   auto o = b_.out.begin();
@@ -475,7 +548,9 @@ bool Checker::Meet(Block to) {
   }
   in.erase(keep, in.end());
   stats_.state_ops += static_cast<int64_t>(before + b_.out.size());
-  return in.size() != before;
+  if (in.size() == before) return false;
+  b_.in[to.index()].Assign(in, b_.packing);
+  return true;
 }
 
 absl::Status Checker::Transfer(Block b, int index, Inst i, bool check) {
@@ -651,7 +726,8 @@ absl::Status Checker::Run() {
     Block b = cfg_.rpo()[number];
     ++stats_.block_visits;
     Reset();
-    Load(b_.in[b.index()]);
+    b_.in[b.index()].Unpack(&b_.unpacked);
+    Load(b_.unpacked);
     const std::vector<Inst>& insts = f_.block(b).insts;
     for (size_t k = 0; k < insts.size() && status.ok(); ++k) status = Transfer(b, static_cast<int>(k), insts[k], false);
     if (!status.ok()) break;
@@ -672,6 +748,7 @@ absl::Status Checker::Run() {
   for (Block b : cfg_.rpo()) {
     if (!status.ok()) break;
     stats_.entry_pairs += static_cast<int64_t>(b_.in[b.index()].size());
+    stats_.entry_bytes += static_cast<int64_t>(b_.in[b.index()].bytes());
     stats_.live_in += static_cast<int64_t>(b_.live_in[b.index()].size());
     for (const Operand& p : f_.block(b).params) {
       status = CheckOperandStatic(
@@ -680,7 +757,9 @@ absl::Status Checker::Run() {
     }
     if (!status.ok()) break;
     Reset();
-    Load(b_.in[b.index()]);
+    b_.in[b.index()].Unpack(&b_.unpacked);
+    Load(b_.unpacked);
+    b_.in[b.index()].Release();  // checked: no longer needed
     const std::vector<Inst>& insts = f_.block(b).insts;
     for (size_t k = 0; k < insts.size() && status.ok(); ++k) {
       status = Transfer(b, static_cast<int>(k), insts[k], true);

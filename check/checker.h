@@ -65,7 +65,8 @@ namespace regalloc {
 // met, the unit of the checker's cost.
 struct CheckStats {
   int64_t state_ops = 0;
-  int64_t entry_pairs = 0;  // (value, location) pairs in all block entry states, 8 bytes each
+  int64_t entry_pairs = 0;  // (value, location) pairs in all block entry states
+  int64_t entry_bytes = 0;  // the bytes they take, packed
   int64_t live_in = 0;      // values in all live-in sets, 4 bytes each
   int block_visits = 0;     // blocks walked by the dataflow (before the check pass)
   int blocks = 0;           // reachable blocks

@@ -245,6 +245,29 @@ TEST(CheckerScaleTest, ABlockChainChecksInWorkLinearInItsLength) {
   EXPECT_LE(ops_per_inst[1], ops_per_inst[0] + 2);
 }
 
+// A value defined by a move-like instruction and read after it, at the location
+// it was written to, is not live above its block: entry states carry only what
+// is live (allocators' copies, reloads and lowered parameters are of this kind;
+// counting them live up to the entry made the `ssa` allocator's 100k-instruction
+// function take 19 s and 4,200 live values per block instead of 300).
+TEST(CheckerScaleTest, MovedValuesAreLiveOnlyWhereTheyAreRead) {
+  const int n = 1000;
+  std::string text = "function %moves(i64) -> i64 {\n    ss0 = stack_slot 8\nblock0(v0@%rdi[%rdi]: i64):\n";
+  for (int b = 0; b < n; ++b) {
+    // Each block moves v0 to a value of its own, spills and reloads that.
+    int m = 3 * b + 1;
+    absl::StrAppend(&text, "    v", m, "[%rcx] = move v0[%rdi]\n    v", m, "[ss0] = spill v", m, "[%rcx]\n    v", m + 1,
+                    "[%rdx] = reload v", m, "[ss0]\n    v", m + 2, "[%rax] = add v", m + 1, "[%rdx], v", m,
+                    "@any[ss0]\n    jump block", b + 1, "\nblock", b + 1, ":\n");
+  }
+  absl::StrAppend(&text, "    v", 3 * n + 1, "[%rax] = move v0[%rdi]\n    ret v", 3 * n + 1, "@%rax[%rax]\n}\n");
+  Function f = ParseFunction(text, X86()).value();
+  AllocationChecker checker;
+  ASSERT_TRUE(checker.Run(f, X86()).ok()) << checker.Run(f, X86());
+  // v0 into every block but the entry, nothing else.
+  EXPECT_EQ(checker.stats().live_in, n);
+}
+
 // Nested loops take a few passes over the RPO, not a product of rounds per level.
 TEST(CheckerScaleTest, LoopNestsTakeAFewPasses) {
   for (const char* name : {"x86_64", "aarch64", "armv7"}) {

@@ -101,8 +101,9 @@ void BM_CheckSsaAllocation(benchmark::State& state) {
   int insts = f.CountInstsInLayout();
   state.SetItemsProcessed(state.iterations() * insts);
   const CheckStats& s = checker.stats();
-  state.counters["state_bytes_per_inst"] = static_cast<double>(s.entry_pairs * 8 + s.live_in * 4) / insts;
+  state.counters["state_bytes_per_inst"] = static_cast<double>(s.entry_bytes + s.live_in * 4) / insts;
   state.counters["visits_per_block"] = static_cast<double>(s.block_visits) / s.blocks;
+  state.counters["ops_per_inst"] = static_cast<double>(s.state_ops) / insts;
 }
 BENCHMARK(BM_CheckSsaAllocation)->RangeMultiplier(10)->Range(1000, 1000000)->Unit(benchmark::kMillisecond);
 
