@@ -43,7 +43,9 @@ struct Bits {
 };
 
 struct InterpOptions {
-  int64_t step_limit = 5'000'000;  // instructions before giving up (runaway loop)
+  // Instructions before giving up (a runaway loop). CompareExecutions gives the
+  // allocation 17 times as many: its moves, spills and reloads are steps too.
+  int64_t step_limit = 5'000'000;
   uint64_t seed = 1;               // initial memory and register garbage
 };
 
@@ -73,12 +75,12 @@ absl::StatusOr<Execution> RunOnMachine(const Function& func, const Target& targe
 // Runs `original` on values and `allocated` on the machine from the same
 // arguments and memory; InvalidArgument naming the first diverging instruction,
 // or the differing result or memory byte, when they disagree. Only values the
-// original computes with instructions are compared step by step (a value the
-// original executes at least once); copies phases add are skipped. Runs are
-// matched on the defined value ids, which allocation preserves (an allocator may
-// renumber or add instructions, never rename a value it computes). Streams: a
-// first run of the original finds the values it computes, then the original and
-// the allocation run in lockstep; memory is independent of the number of steps.
+// original computes with instructions are compared step by step (values some
+// instruction of the original that is not move-like defines); copies phases add
+// are skipped. Runs are matched on the defined value ids, which allocation
+// preserves (an allocator may renumber or add instructions, never rename a value
+// it computes). Streams: the original and the allocation run in lockstep, so
+// memory is independent of the number of steps.
 absl::Status CompareExecutions(const Function& original, const Function& allocated, const Target& target,
                                uint64_t seed, const InterpOptions& options = {});
 

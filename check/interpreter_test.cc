@@ -286,6 +286,29 @@ block0(v0: i64):
   EXPECT_LT(HeapCounter::Peak() - before, 512u << 10);
 }
 
+// The step limit stops runaways: the allocation may take more steps than the
+// original (its moves, spills and reloads), but not forever.
+TEST(InterpreterTest, TheAllocationMayTakeMoreStepsThanTheLimitButNotForever) {
+  Allocated a = LoopOnStack(100);
+  InterpOptions o;
+  o.step_limit = RunOnValues(a.original, ArgumentsForSeed(a.original, 1), {}).value().steps + 1;
+  ASSERT_GT(RunOnMachine(a.allocated, X86(), ArgumentsForSeed(a.allocated, 1), {}).value().steps, 2 * o.step_limit);
+  absl::Status s = CompareExecutions(a.original, a.allocated, X86(), 1, o);
+  EXPECT_TRUE(s.ok()) << s;
+  Function original = Parse("function %f(i64) -> i64 {\nblock0(v0: i64):\n    v1 = add v0, v0\n    ret v1\n}\n");
+  Function spinning = Parse(R"(function %f(i64) -> i64 {
+block0(v0@%rdi[%rdi]: i64):
+    v1@reuse0[%rdi] = add v0[%rdi], v0@any[%rdi]
+    jump block1
+block1:
+    v1[%rax] = move v1[%rdi]
+    jump block1
+}
+)");
+  s = CompareExecutions(original, spinning, X86(), 1, o);
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
+}
+
 // Both runs in lockstep still tell which one stopped first.
 TEST(InterpreterTest, ARunThatEndsEarlyIsCaught) {
   Allocated a = LoopOnStack(50);
