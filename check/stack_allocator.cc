@@ -6,6 +6,7 @@
 #include "base/status_macros.h"
 #include "ssa/cfg.h"
 #include "ssa/printer.h"
+#include "ssa/verifier.h"
 
 namespace regalloc {
 namespace {
@@ -177,7 +178,7 @@ absl::StatusOr<StackAllocStats> StackAllocator::Run() {
     for (Inst i : insts) RA_RETURN_IF_ERROR(AssignInst(b, i, out));
     f_.block(b).insts = std::move(out);
   }
-  f_.set_saved_regs(t_.CalleeSavedTouched(used_));
+  f_.set_saved_regs(FrameSaves(f_, t_, used_));
   return stats_;
 }
 
@@ -187,6 +188,7 @@ absl::StatusOr<StackAllocStats> AllocateOnStack(Function& func, const Target& ta
   if (func.IsAllocated()) {
     return absl::FailedPreconditionError(absl::StrCat("function %", func.name(), " is already allocated"));
   }
+  RA_RETURN_IF_ERROR(Verify(func, target));
   return StackAllocator(func, target).Run();
 }
 

@@ -626,7 +626,7 @@ absl::StatusOr<ColorStats> Colorer::Run() {
   for (int v = 0; v < n; ++v) {
     if (!frozen_[v] && cur_[v].IsReg()) locs_.Set(Value(v), cur_[v]);
   }
-  f_.set_saved_regs(t_.CalleeSavedTouched(used_));
+  f_.set_saved_regs(FrameSaves(f_, t_, used_));
   return stats_;
 }
 

@@ -9,6 +9,7 @@
 #include "base/nearly_sorted.h"
 #include "base/status_macros.h"
 #include "ssa/printer.h"
+#include "ssa/verifier.h"
 
 namespace regalloc {
 namespace {
@@ -168,6 +169,7 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
   if (func.IsAllocated()) {
     return absl::FailedPreconditionError(absl::StrCat("function %", func.name(), ": lsra_build needs SSA form"));
   }
+  RA_RETURN_IF_ERROR(Verify(func, target));
   // Per type: has the target a class for it? (-1: not asked yet.)
   int8_t has_class[kNumTypes];
   std::fill(std::begin(has_class), std::end(has_class), -1);

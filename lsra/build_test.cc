@@ -194,7 +194,7 @@ block1:
   LsraBuild build;
   absl::StatusOr<LsraBuildStats> s = build.Run(T("armv7"), *f, sets);
   EXPECT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(s.status().message(), "function %dead, block1 is unreachable; remove it before lsra_build");
+  EXPECT_EQ(s.status().message(), "function %dead, block1: is unreachable from the entry block");
 }
 
 // Every interval against liveness computed another way (a backward walk per

@@ -412,7 +412,7 @@ absl::StatusOr<LsraResolveStats> Resolver::Run() {
     }
   }
   DropBlockParams(f_);
-  f_.set_saved_regs(t_.CalleeSavedTouched(used_));
+  f_.set_saved_regs(FrameSaves(f_, t_, used_));
   return stats_;
 }
 

@@ -166,6 +166,16 @@ RegSet Function::Clobbers(Inst i) const {
   return id < 0 ? RegSet() : clobber_sets_[id];
 }
 
+RegSet Function::ClobberedRegs() const {
+  RegSet all;
+  for (Block b : layout_) {
+    for (Inst i : blocks_[b.index()].insts) {
+      if (insts_[i.index()].clobbers >= 0) all |= clobber_sets_[insts_[i.index()].clobbers];
+    }
+  }
+  return all;
+}
+
 StackSlot Function::NewStackSlot(int size) {
   stack_slots_.push_back(StackSlotData{size});
   if (!slot_names_.empty()) slot_names_.push_back(slot_source_.Take(slot_names_));
@@ -265,6 +275,12 @@ bool Function::IsAllocated() const {
     }
   }
   return any;
+}
+
+RegSet FrameSaves(const Function& func, const Target& target, const RegSet& used) {
+  RegSet touched = used;
+  touched |= func.ClobberedRegs();
+  return target.CalleeSavedTouched(touched);
 }
 
 }  // namespace regalloc

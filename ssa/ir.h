@@ -360,6 +360,8 @@ class Function {
   int num_clobber_sets() const { return static_cast<int>(clobber_sets_.size()); }
   // The clobbers of `i` (empty when it has none).
   RegSet Clobbers(Inst i) const;
+  // Every register some instruction in the layout clobbers.
+  RegSet ClobberedRegs() const;
 
   // Stack slots of the frame.
   StackSlot NewStackSlot(int size);
@@ -435,6 +437,10 @@ class Function {
   NameSource block_source_;
   NameSource slot_source_;
 };
+
+// The callee-saved registers an allocation's frame must save: those it `used`
+// and those an instruction clobbers (a hand-written `clobbers %rbx`).
+RegSet FrameSaves(const Function& func, const Target& target, const RegSet& used);
 
 }  // namespace regalloc
 

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
+#include "ssa/verifier.h"
 
 namespace regalloc {
 namespace {
@@ -133,6 +134,7 @@ absl::Status LegalizeInPlace(Function& func, const Target& target) {
 }  // namespace
 
 absl::Status Legalize(Function& func_out, const Target& target) {
+  RA_RETURN_IF_ERROR(Verify(func_out, target));  // invalid input stops here, named
   // Work on a copy so that an error leaves the caller's function untouched.
   Function func = func_out;
   RA_RETURN_IF_ERROR(LegalizeInPlace(func, target));

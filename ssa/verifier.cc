@@ -33,7 +33,7 @@ class Verifier {
   absl::Status CheckInst(Block b, int index, Inst i);
   absl::Status CheckOperandShape(Block b, int index, Inst i);
   absl::Status CheckOperand(const Operand& op, absl::FunctionRef<absl::Status(absl::string_view)> error);
-  absl::Status CheckFixedConflicts(absl::Span<const Operand> ops,
+  absl::Status CheckFixedConflicts(absl::Span<const Operand> ops, const RegSet& clobbers,
                                    absl::FunctionRef<absl::Status(absl::string_view)> error);
   absl::Status CheckSsa();
 
@@ -150,18 +150,40 @@ absl::Status Verifier::CheckOperand(const Operand& op,
   return absl::OkStatus();
 }
 
-absl::Status Verifier::CheckFixedConflicts(absl::Span<const Operand> ops,
+// Fixed registers one instruction cannot satisfy. Its uses are all in their
+// registers as it starts, and its defs all in theirs as it ends, so two values
+// fixed to aliasing registers conflict among the uses, and among the defs,
+// whatever their positions; a def and a use conflict only when the def is
+// written early and the use read late. A late use fixed to a register the
+// instruction clobbers is gone before it is read.
+absl::Status Verifier::CheckFixedConflicts(absl::Span<const Operand> ops, const RegSet& clobbers,
                                            absl::FunctionRef<absl::Status(absl::string_view)> error) {
   for (size_t a = 0; a < ops.size(); ++a) {
     if (ops[a].constraint() != ConstraintKind::kFixed) continue;
+    PReg ra = ops[a].fixed_reg();
+    if (ops[a].IsUse() && ops[a].position() == Position::kLate) {
+      for (PReg c : clobbers) {
+        if (target_.RegsAlias(ra, c)) {
+          return error(absl::StrCat(V(ops[a].value()), " is read late in %", target_.RegName(ra),
+                                    ", which the instruction clobbers"));
+        }
+      }
+    }
     for (size_t b = a + 1; b < ops.size(); ++b) {
       if (ops[b].constraint() != ConstraintKind::kFixed) continue;
-      if (ops[a].kind() != ops[b].kind() || ops[a].position() != ops[b].position()) continue;
-      if (ops[a].value() == ops[b].value() && ops[a].IsUse()) continue;  // one value, read twice
-      if (target_.RegsAlias(ops[a].fixed_reg(), ops[b].fixed_reg())) {
+      PReg rb = ops[b].fixed_reg();
+      if (!target_.RegsAlias(ra, rb)) continue;
+      const Operand& x = ops[a].IsDef() ? ops[a] : ops[b];  // a def, if either is
+      const Operand& y = ops[a].IsDef() ? ops[b] : ops[a];
+      if (x.IsDef() == y.IsDef()) {
+        if (x.IsUse() && x.value() == y.value()) continue;  // one value, read twice
         return error(absl::StrCat(V(ops[a].value()), " and ", V(ops[b].value()), " are both fixed to %",
-                                  target_.RegName(ops[a].fixed_reg()), " / %", target_.RegName(ops[b].fixed_reg()),
-                                  " at the same position"));
+                                  target_.RegName(ra), " / %", target_.RegName(rb), " as ",
+                                  x.IsDef() ? "defs" : "uses", " of one instruction"));
+      }
+      if (x.position() == Position::kEarly && y.position() == Position::kLate) {
+        return error(absl::StrCat(V(x.value()), "@early is written to %", target_.RegName(x.fixed_reg()),
+                                  " before ", V(y.value()), " is read late from %", target_.RegName(y.fixed_reg())));
       }
     }
   }
@@ -173,7 +195,7 @@ absl::Status Verifier::CheckInst(Block b, int index, Inst i) {
   absl::Span<const Operand> ops = func_.operands(i);
   for (const Operand& op : ops) RA_RETURN_IF_ERROR(CheckOperand(op, error));
   RA_RETURN_IF_ERROR(CheckOperandShape(b, index, i));
-  RA_RETURN_IF_ERROR(CheckFixedConflicts(ops, error));
+  RA_RETURN_IF_ERROR(CheckFixedConflicts(ops, func_.Clobbers(i), error));
   int num_uses = 0;
   for (const Operand& op : ops) num_uses += op.IsUse();
   for (const Operand& op : ops) {
@@ -184,6 +206,14 @@ absl::Status Verifier::CheckInst(Block b, int index, Inst i) {
                                 ", but the instruction has ", num_uses, " uses"));
     }
     const Operand* use = func_.UseOperand(i, op.reuse_index());
+    if (op.position() == Position::kEarly) {
+      return error(absl::StrCat(V(op.value()), "@reuse", op.reuse_index(),
+                                " cannot be early: a reused register is written after its use is read"));
+    }
+    if (use->constraint() == ConstraintKind::kStack) {
+      return error(absl::StrCat(V(op.value()), "@reuse", op.reuse_index(), " must share a register with ",
+                                V(use->value()), ", which is read @stack"));
+    }
     std::optional<RegClass> dc = target_.ClassFor(func_.value_type(op.value()));
     std::optional<RegClass> uc = target_.ClassFor(func_.value_type(use->value()));
     if (dc != uc) {

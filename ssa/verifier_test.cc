@@ -187,7 +187,93 @@ block0(v0: i64, v1: i64):
     call %g(v0@%rdi, v1@%rdi)
     ret
 })",
-     "v0 and v1 are both fixed to %rdi / %rdi at the same position"},
+     "v0 and v1 are both fixed to %rdi / %rdi as uses of one instruction"},
+    {"two defs in aliasing registers at different positions", R"(function %f(i64) {
+block0(v0: i64):
+    v1@%rax@early, v2@%eax = call.i64.i32 %g(v0)
+    ret
+})",
+     "v1 and v2 are both fixed to %rax / %eax as defs of one instruction"},
+    {"two uses in aliasing registers at different positions", R"(function %f(i64, i32) {
+block0(v0: i64, v1: i32):
+    call %g(v0@%rcx, v1@%ecx@late)
+    ret
+})",
+     "v0 and v1 are both fixed to %rcx / %ecx as uses of one instruction"},
+    {"early def over a late use", R"(function %f(i64, i64) -> i64 {
+block0(v0: i64, v1: i64):
+    v2@%rdx@early = add v0, v1@%rdx@late
+    ret v2
+})",
+     "v2@early is written to %rdx before v1 is read late from %rdx"},
+    {"late use of a clobbered register", R"(function %f(i64) {
+block0(v0: i64):
+    call %g(v0@%rdi@late) clobbers %rdi
+    ret
+})",
+     "v0 is read late in %rdi, which the instruction clobbers"},
+    {"early reuse", R"(function %f(i64, i64) -> i64 {
+block0(v0: i64, v1: i64):
+    v2@reuse0@early = add v0, v1
+    ret v2
+})",
+     "v2@reuse0 cannot be early: a reused register is written after its use is read"},
+    {"reuse of a stack use", R"(function %f(i64, i64) -> i64 {
+block0(v0: i64, v1: i64):
+    v2@reuse0 = add v0@stack, v1
+    ret v2
+})",
+     "v2@reuse0 must share a register with v0, which is read @stack"},
+    {"reuse of a use that does not exist", R"(function %f(i64, i64) -> i64 {
+block0(v0: i64, v1: i64):
+    v2@reuse7 = add v0, v1
+    ret v2
+})",
+     "v2@reuse7 names use #7, but the instruction has 2 uses"},
+    {"signature result type", R"(function %f(i64) -> i32 {
+block0(v0: i64):
+    ret v0
+})",
+     "`ret v0`: v0 has type i64, expected i32"},
+    {"mixed operand types", R"(function %f(i32, i64) -> i32 {
+block0(v0: i32, v1: i64):
+    v2 = add v0, v1
+    ret v2
+})",
+     "`v2 = add v0, v1`: v1 has type i64, expected i32"},
+    {"empty block", R"(function %f() {
+block0:
+    jump block1
+block1:
+})",
+     "block1: is empty (a block ends in a terminator)"},
+    {"branch to the entry", R"(function %f() {
+block0:
+    jump block0
+})",
+     "branch to the entry block"},
+    {"use not dominated by its def", R"(function %f(i64) -> i64 {
+block0(v0: i64):
+    br v0, block1, block2
+block1:
+    v1 = add v0, v0
+    jump block2
+block2:
+    ret v1
+})",
+     "use of v1 is not dominated by its definition in block1"},
+    {"a value defined twice, once by a move", R"(function %f(i64) -> i64 {
+block0(v0: i64):
+    v1 = add v0, v0
+    v1 = move v0
+    ret v1
+})",
+     "v1 is already defined in block0"},
+    {"entry parameters against the signature", R"(function %f(i64, i64) {
+block0(v0: i64):
+    ret
+})",
+     "the entry block has 1 parameters, the signature 2"},
     {"move-like type mismatch", R"(function %f(i64, i32) {
 block0(v0: i64, v1: i32):
     v1 = move v0
@@ -202,6 +288,28 @@ TEST(VerifierTest, EachViolationIsNamed) {
     EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << v.name << ": " << s;
     EXPECT_THAT(std::string(s.message()), HasSubstr(v.message)) << v.name;
   }
+}
+
+TEST(VerifierTest, TheFramePointerIsReservedUnderFramePointer) {
+  const Target& fp = *TargetByName("x86_64", TargetOptions{.frame_pointer = true}).value();
+  Function f = ParseFunction("function %f() -> i64 {\nblock0:\n    v0@%rbp = const.i64 1\n    ret v0\n}\n", fp).value();
+  EXPECT_THAT(Verify(f, fp).message(), HasSubstr("v0 of type i64 is fixed to %rbp, which is not an allocatable register"));
+  EXPECT_TRUE(Verify(ParseFunction("function %f() -> i64 {\nblock0:\n    v0@%rbp = const.i64 1\n    ret v0\n}\n", X86())
+                         .value(),
+                     X86())
+                  .ok());
+}
+
+TEST(VerifierTest, SatisfiableFixedPairsPass) {
+  // An early def and an early use in one register (read, then written); a late
+  // def over a late use; one value read in two registers.
+  EXPECT_TRUE(VerifyText(R"(function %f(i64, i64) -> i64 {
+block0(v0: i64, v1: i64):
+    v2@%rax@early = add v0@%rax, v1@any
+    v3@%rdx = add v2, v1@%rdx@late
+    call %g(v3@%rdi, v3@%rsi)
+    ret v3
+})").ok());
 }
 
 TEST(VerifierTest, OneValueMayBeReadTwiceFromDifferentRegisters) {

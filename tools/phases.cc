@@ -118,7 +118,7 @@ ValueLocations LocationsOf(const DumpedFunction& state) {
 // The `ssa` allocator (issue 6): coalesce, spill, reload, color.
 void RegisterSsaPhases(PhaseRegistry& r) {
   r.Register(Phase{"coalesce", "CSSA virtual registers: parameters and their arguments, interference-free (coalesce/)",
-                   {}, {"virtual_registers", "no_critical_edges"}, {"liveness"},
+                   {"legal"}, {"virtual_registers", "no_critical_edges"}, {"liveness"},
                    [](PhaseContext& c) -> absl::Status {
                      VirtRegs vregs;
                      RA_ASSIGN_OR_RETURN(CoalesceStats s, Coalesce(c.state.function, vregs));
@@ -177,6 +177,11 @@ void RegisterSsaPhases(PhaseRegistry& r) {
                      c.state.value_locations = locs.all();
                      return absl::OkStatus();
                    }});
+  r.SetConflicts("coalesce", {"virtual_registers", "locations"});
+  r.SetConflicts("spill", {"spilled", "locations"});
+  r.SetConflicts("spill_belady", {"spilled", "locations"});
+  r.SetConflicts("reload", {"reloaded", "locations"});
+  r.SetConflicts("color", {"locations"});
   r.RegisterPipeline("ssa", {"legalize", "liveness", "coalesce", "spill", "reload", "color", "lower_params", "check",
                              "interpret"});
   // The same with Belady's heuristic instead of farthest-def, to compare.
@@ -205,7 +210,7 @@ absl::StatusOr<LsraPipelineState*> LsraStateOf(PhaseContext& c, const char* phas
 // The linear-scan allocator (issue 7).
 void RegisterLsraPhases(PhaseRegistry& r) {
   auto build_phase = [](std::string name, LsraBuildOptions options, std::string description) {
-    return Phase{std::move(name), std::move(description), {}, {"lsra_intervals"}, {"liveness"},
+    return Phase{std::move(name), std::move(description), {"legal"}, {"lsra_intervals"}, {"liveness"},
                  [options](PhaseContext& c) -> absl::Status {
                    Function& f = c.state.function;
                    if (f.IsAllocated()) return absl::FailedPreconditionError("lsra_build needs SSA form");
@@ -229,6 +234,8 @@ void RegisterLsraPhases(PhaseRegistry& r) {
   LsraBuildOptions reversed;
   reversed.reverse_order = true;
   r.Register(build_phase("lsra_build_reversed", reversed, "stress: lsra_build with the block order reversed"));
+  r.SetConflicts("lsra_build", {"locations"});
+  r.SetConflicts("lsra_build_reversed", {"locations"});
   auto allocate_phase = [](std::string name, LsraOptions options, std::string description) {
     return Phase{std::move(name), std::move(description), {"lsra_intervals"}, {"lsra_allocation"}, {},
                  [options](PhaseContext& c) -> absl::Status {
@@ -296,6 +303,7 @@ void RegisterLsraPhases(PhaseRegistry& r) {
                      c.state.lsra = nullptr;
                      return absl::OkStatus();
                    }});
+  r.SetConflicts("lsra_resolve", {"locations"});
   auto lsra = [&](const std::string& name, const std::string& build, const std::string& allocate) {
     r.RegisterPipeline(name, {"legalize", "liveness", build, allocate, "lsra_resolve", "check", "interpret"});
   };
@@ -347,6 +355,7 @@ void RegisterHarnessPhases(PhaseRegistry& r) {
                    /*reads_input=*/true});
   // The main job: allocate with the reference allocator, lower block parameters,
   // and prove the result with the checker and the interpreter.
+  r.SetConflicts("stack_alloc", {"locations"});
   r.RegisterPipeline("stack", {"legalize", "stack_alloc", "lower_params", "check", "interpret"});
 }
 
@@ -378,6 +387,10 @@ std::vector<std::string> PhaseRegistry::Names() const {
   std::vector<std::string> names;
   for (const auto& [name, phase] : phases_) names.push_back(name);
   return names;
+}
+
+void PhaseRegistry::SetConflicts(const std::string& phase, std::vector<std::string> results) {
+  phases_.at(phase).conflicts = std::move(results);
 }
 
 void PhaseRegistry::RegisterPipeline(const std::string& name, std::vector<std::string> phases) {
@@ -422,6 +435,12 @@ absl::StatusOr<std::vector<const Phase*>> PhaseRegistry::Resolve(const std::vect
                 ? absl::StrCat("produced by: ", absl::StrJoin(producers, ", "))
                 : "an allocator produces it, or an input whose every operand has a location",
             "; available so far: ", have.empty() ? "nothing" : absl::StrJoin(have, ", "), ")"));
+      }
+    }
+    for (const std::string& done : p->conflicts) {
+      if (have.count(done)) {
+        return absl::InvalidArgumentError(absl::StrCat("phase '", name, "' cannot run on a function that already has '",
+                                                       done, "' (from the input or an earlier phase)"));
       }
     }
     for (const std::string& gone : p->invalidates) have.erase(gone);

@@ -52,6 +52,9 @@ struct Phase {
   // The phase reads PhaseContext::input (the function as loaded); only then does
   // the pipeline keep a copy of it.
   bool reads_input = false;
+  // Results in whose presence the phase refuses to run (`spill` on a function
+  // already spilled).
+  std::vector<std::string> conflicts;
 };
 
 class PhaseRegistry {
@@ -65,6 +68,8 @@ class PhaseRegistry {
 
   // Named phase lists: `--pipeline=NAME`.
   void RegisterPipeline(const std::string& name, std::vector<std::string> phases);
+  // `phase` refuses to run where any of `results` is present (Phase::conflicts).
+  void SetConflicts(const std::string& phase, std::vector<std::string> results);
   absl::StatusOr<std::vector<std::string>> Pipeline(const std::string& name) const;
   std::vector<std::string> PipelineNames() const;
 

@@ -17,6 +17,7 @@
 #include "base/status_macros.h"
 #include "ssa/parser.h"
 #include "ssa/printer.h"
+#include "ssa/verifier.h"
 #include "testdata/corpus.h"
 #include "tools/dump.h"
 #include "check/generator.h"
@@ -149,6 +150,14 @@ absl::StatusOr<PipelineSummary> RunPipeline(const PipelineOptions& o, std::ostre
     DumpedFunction& state = input.functions[fi];
     const Function& f = state.function;
     sizes[fi] = {f.CountInstsInLayout(), static_cast<int>(f.layout().size()), f.num_values()};
+    // Every input is verified before any phase runs: a phase may then take its
+    // input for valid, and an error from it is a bug.
+    if (absl::Status valid = Verify(f, target); !valid.ok()) {
+      err << "invalid input: " << valid.message() << "\n";
+      status[fi] = "invalid input";
+      ++summary.failed;
+      continue;
+    }
     absl::StatusOr<std::vector<const Phase*>> phases = registry.Resolve(names, InitialResults(state, registry));
     if (!phases.ok()) {
       resolve_errors[std::string(phases.status().message())].push_back(absl::StrCat("%", f.name()));
