@@ -13,6 +13,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "absl/strings/str_format.h"
 #include "base/bit_cast.h"
 #include "base/status_macros.h"
@@ -67,8 +68,13 @@ class Lexer {
       Advance();
       while (pos_ < text_.size()) {
         char d = text_[pos_];
-        bool exponent_sign = (d == '-' || d == '+') && (text_[pos_ - 1] == 'e' || text_[pos_ - 1] == 'E') &&
-                             absl::ascii_isdigit(text_[start] == '-' ? text_[start + 1] : text_[start]);
+        // The sign of an exponent: 1.5e-3, and in hex floats 0x1p-1074.
+        absl::string_view so_far = text_.substr(start, pos_ - start);
+        absl::string_view digits = absl::StripPrefix(absl::StripPrefix(so_far, "-"), "+");
+        char prev = text_[pos_ - 1];
+        bool hex = absl::StartsWith(digits, "0x") || absl::StartsWith(digits, "0X");
+        bool exponent_sign = (d == '-' || d == '+') && !digits.empty() && absl::ascii_isdigit(digits[0]) &&
+                             (hex ? (prev == 'p' || prev == 'P') : (prev == 'e' || prev == 'E'));
         if (!IsIdentChar(d) && !exponent_sign) break;
         Advance();
       }
@@ -76,13 +82,13 @@ class Lexer {
       t.text = text_.substr(start, pos_ - start);
       return t;
     }
-    if (std::strchr("(){},:=@[]", c) != nullptr) {
+    if (c != '\0' && std::strchr("(){},:=@[]", c) != nullptr) {
       Advance();
       t.kind = Tok::kPunct;
       t.text = text_.substr(start, 1);
       return t;
     }
-    return Error(t, absl::StrFormat("unexpected character '%c'", c));
+    return Error(t, absl::StrCat("unexpected character ", DescribeCharAt(pos_)));
   }
 
   static absl::Status Error(const Token& at, absl::string_view msg) {
@@ -90,8 +96,11 @@ class Lexer {
   }
 
  private:
+  // Lines end in \n, \r\n or \r alike.
   void Advance() {
-    if (text_[pos_] == '\n') {
+    char c = text_[pos_];
+    bool crlf = c == '\r' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '\n';
+    if ((c == '\n' || c == '\r') && !crlf) {
       ++line_;
       col_ = 1;
     } else {
@@ -99,11 +108,29 @@ class Lexer {
     }
     ++pos_;
   }
+  // The character at `at` for an error: printable ASCII as itself, a whole UTF-8
+  // sequence as itself with its code point, any other byte in hex.
+  std::string DescribeCharAt(size_t at) const {
+    unsigned char c = static_cast<unsigned char>(text_[at]);
+    if (c >= 0x20 && c < 0x7f) return absl::StrFormat("'%c'", c);
+    int len = c >= 0xf0 && c < 0xf8 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 0;
+    if (c >= 0x80 && len > 0 && at + len <= text_.size()) {
+      uint32_t cp = c & (0x7f >> len);
+      bool valid = true;
+      for (int k = 1; k < len; ++k) {
+        unsigned char b = static_cast<unsigned char>(text_[at + k]);
+        valid &= (b & 0xc0) == 0x80;
+        cp = (cp << 6) | (b & 0x3f);
+      }
+      if (valid) return absl::StrFormat("'%s' (U+%04X)", text_.substr(at, len), cp);
+    }
+    return absl::StrFormat("byte 0x%02x", c);
+  }
   void SkipSpaceAndComments() {
     while (pos_ < text_.size()) {
       char c = text_[pos_];
       if (c == ';') {
-        while (pos_ < text_.size() && text_[pos_] != '\n') Advance();
+        while (pos_ < text_.size() && text_[pos_] != '\n' && text_[pos_] != '\r') Advance();
       } else if (absl::ascii_isspace(c)) {
         Advance();
       } else {

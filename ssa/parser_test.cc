@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "absl/strings/str_replace.h"
+#include "base/bit_cast.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ssa/printer.h"
@@ -258,6 +260,41 @@ TEST(ParserTest, NewValuesBlocksAndSlotsGetUnusedNames) {
   EXPECT_EQ(top->ValueName(top->NewValue(Type::kI32)), "v1");
   EXPECT_EQ(top->ValueName(top->NewValue(Type::kI32)), "v3");
   EXPECT_EQ(top->ValueName(top->NewValue(Type::kI32)), "v4");
+}
+
+// \n, \r\n and \r end lines alike, comments included.
+TEST(ParserTest, LineEndingsAreAlike) {
+  const std::string unix_text = "; a comment\nfunction %f(i64) -> i64 {\nblock0(v0: i64):\n    v1 = add v0, v0\n    ret v1\n}\n";
+  for (const char* eol : {"\r\n", "\r"}) {
+    std::string text = absl::StrReplaceAll(unix_text, {{"\n", eol}});
+    absl::StatusOr<std::vector<Function>> funcs = ParseModule(text, X86());
+    ASSERT_TRUE(funcs.ok()) << funcs.status();
+    ASSERT_EQ(funcs->size(), 1u);
+    EXPECT_EQ(PrintFunction(funcs->front(), X86()), PrintFunction(ParseFunction(unix_text, X86()).value(), X86()));
+    // Positions count lines the same way.
+    absl::StatusOr<Function> bad = ParseFunction(absl::StrReplaceAll("function %f() {\nblock0:\n    ret $\n}", {{"\n", eol}}), X86());
+    EXPECT_THAT(bad.status().message(), HasSubstr("3:9: unexpected character '$'"));
+  }
+}
+
+TEST(ParserTest, HexFloatsWithSignedExponents) {
+  absl::StatusOr<Function> f = ParseFunction(
+      "function %f() -> f64 {\nblock0:\n    v0 = const.f64 0x1p-1074\n    v1 = const.f64 -0x1.8p+3\n"
+      "    v2 = fadd v0, v1\n    ret v2\n}\n",
+      X86());
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(BitCast<double>(f->inst(f->block(f->entry()).insts[0]).imm), 0x1p-1074);
+  EXPECT_EQ(BitCast<double>(f->inst(f->block(f->entry()).insts[1]).imm), -12.0);
+}
+
+TEST(ParserTest, OddBytesAreNamedWhole) {
+  absl::StatusOr<Function> f = ParseFunction("function %f\xc3\xa9() {\nblock0:\n    ret\n}", X86());
+  EXPECT_THAT(f.status().message(), HasSubstr("1:12: unexpected character '\xc3\xa9' (U+00E9)"));
+  constexpr char kNul[] = "function %f() {\nblock0:\n    ret \0\n}";
+  f = ParseFunction(std::string(kNul, sizeof(kNul) - 1), X86());
+  EXPECT_THAT(f.status().message(), HasSubstr("3:9: unexpected character byte 0x00"));
+  f = ParseFunction("function %f() {\nblock0:\n    ret \xff\n}", X86());
+  EXPECT_THAT(f.status().message(), HasSubstr("3:9: unexpected character byte 0xff"));
 }
 
 TEST(ParserTest, ParseFunctionWantsExactlyOne) {

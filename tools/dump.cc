@@ -333,6 +333,10 @@ dump::DumpFile ToDumpFile(const Target& target, const TargetOptions& options,
 }
 
 absl::StatusOr<LoadedDump> FromDumpFile(const dump::DumpFile& file) {
+  if (file.schema_version() == 0) {
+    return absl::InvalidArgumentError(
+        "not a regalloc dump (it has no schema version; text input needs the .ra extension)");
+  }
   if (file.schema_version() != kDumpSchemaVersion) {
     return absl::InvalidArgumentError(absl::StrCat("dump schema version ", file.schema_version(),
                                                    " is not supported (this build reads version ",

@@ -2,7 +2,10 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -35,11 +38,17 @@ std::string UserPath(const std::string& path) {
 
 bool IsText(const std::string& path) { return absl::EndsWith(path, ".ra"); }
 
-absl::StatusOr<std::string> ReadText(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return absl::InvalidArgumentError(absl::StrCat("cannot read ", path));
+// The bytes of an input file (text or dump), or what keeps it from being one.
+absl::StatusOr<std::string> ReadInputFile(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return absl::InvalidArgumentError(absl::StrCat(path, " is a directory, not a .ra text file or a dump"));
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::InvalidArgumentError(absl::StrCat("cannot read ", path, ": ", std::strerror(errno)));
   std::stringstream buf;
   buf << in.rdbuf();
+  if (buf.str().empty()) return absl::InvalidArgumentError(absl::StrCat(path, " is empty: it holds no function"));
   return buf.str();
 }
 
@@ -54,18 +63,26 @@ absl::StatusOr<Input> LoadInput(const PipelineOptions& o) {
   in.target_options.frame_pointer = o.frame_pointer;
   std::string target_name = o.target.empty() ? "x86_64" : o.target;
   if (!o.in.empty() && !IsText(o.in)) {
-    RA_ASSIGN_OR_RETURN(LoadedDump dump, ReadDumpFile(UserPath(o.in)));
+    RA_ASSIGN_OR_RETURN(std::string bytes, ReadInputFile(UserPath(o.in)));
+    RA_ASSIGN_OR_RETURN(LoadedDump dump, ParseDump(bytes, UserPath(o.in)));
     if (!o.target.empty() && o.target != dump.target->name()) {
       return absl::InvalidArgumentError(absl::StrCat(o.in, " was dumped for target ", dump.target->name(),
                                                      ", not ", o.target));
     }
+    if (dump.functions.empty()) return absl::InvalidArgumentError(absl::StrCat(o.in, " holds no function"));
     in.target = dump.target;
     in.functions = std::move(dump.functions);
     return in;
   }
   RA_ASSIGN_OR_RETURN(in.target, TargetByName(target_name, in.target_options));
+  if (o.generate < 0 || o.generate > 1'000'000) {
+    return absl::InvalidArgumentError(absl::StrCat("--generate=", o.generate, " is not a number of functions (1 to 1000000)"));
+  }
   if (o.generate > 0) {
     if (!o.in.empty()) return absl::InvalidArgumentError("give --in or --generate, not both");
+    if (o.size < 1 || o.size > 10'000'000) {
+      return absl::InvalidArgumentError(absl::StrCat("--size=", o.size, " is not a function size (1 to 10000000 instructions)"));
+    }
     if (o.byte_percent < 0 || o.byte_percent > 100) {
       return absl::InvalidArgumentError(absl::StrCat("--byte_percent=", o.byte_percent, " is not a share (0-100)"));
     }
@@ -84,12 +101,13 @@ absl::StatusOr<Input> LoadInput(const PipelineOptions& o) {
   if (o.in.empty()) {
     for (const CorpusFile& f : Corpus()) sources.emplace_back(absl::StrCat("corpus/", f.name), f.text);
   } else {
-    RA_ASSIGN_OR_RETURN(std::string text, ReadText(UserPath(o.in)));
+    RA_ASSIGN_OR_RETURN(std::string text, ReadInputFile(UserPath(o.in)));
     sources.emplace_back(o.in, std::move(text));
   }
   for (const auto& [name, text] : sources) {
     absl::StatusOr<std::vector<Function>> funcs = ParseModule(text, *in.target);
     if (!funcs.ok()) return absl::InvalidArgumentError(absl::StrCat(name, ":", funcs.status().message()));
+    if (funcs->empty()) return absl::InvalidArgumentError(absl::StrCat(name, " holds no function"));
     for (Function& f : *funcs) in.functions.push_back(DumpedFunction(std::move(f)));
   }
   return in;

@@ -3,12 +3,15 @@
 //     [--out=FILE]
 //     [--dump_after=PHASE --dump_dir=DIR] [--print] [--stats] [--list]
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/flags/usage_config.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
 #include "targets/target.h"
 #include "tools/phases.h"
@@ -17,11 +20,12 @@
 ABSL_FLAG(std::string, target, "", "x86_64 (default), x86_64_win, aarch64 or armv7");
 ABSL_FLAG(bool, frame_pointer, false, "reserve the frame pointer register");
 ABSL_FLAG(std::vector<std::string>, phases, {}, "comma-separated phases to run, in order");
-ABSL_FLAG(std::string, pipeline, "", "a named phase list (see --list); default: stack");
+ABSL_FLAG(std::string, pipeline, "", "a named phase list (see --list); default: ssa");
 ABSL_FLAG(std::string, in, "", "input: FILE.ra (text) or a dump; default: the embedded corpus");
-ABSL_FLAG(int, generate, 0, "run on this many generated functions instead of --in");
+ABSL_FLAG(std::optional<int>, generate, std::nullopt,
+          "run on this many generated functions (1 to 1000000) instead of --in");
 ABSL_FLAG(uint64_t, seed, 1, "first generator seed (with --generate)");
-ABSL_FLAG(int, size, 200, "instructions per generated function (with --generate)");
+ABSL_FLAG(int, size, 200, "instructions per generated function, 1 to 10000000 (with --generate)");
 ABSL_FLAG(int, byte_percent, 0, "share of generated integer values that are i8, 0-100 (with --generate)");
 ABSL_FLAG(std::string, out, "", "output: FILE.ra (text) or a dump");
 ABSL_FLAG(std::string, dump_after, "", "write a dump of every function after this phase");
@@ -33,6 +37,12 @@ ABSL_FLAG(bool, list, false, "list targets, phases and pipelines, then exit");
 
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage("Runs register-allocation phases on functions and checks the results.");
+  // --help lists this file's flags whatever the binary is called (abseil's
+  // default looks for flags in files named after the program).
+  absl::FlagsUsageConfig usage;
+  usage.contains_help_flags = [](absl::string_view file) { return absl::EndsWith(file, "pipeline_main.cc"); };
+  usage.contains_helpshort_flags = usage.contains_help_flags;
+  absl::SetFlagsUsageConfig(usage);
   absl::ParseCommandLine(argc, argv);
   const regalloc::PhaseRegistry& registry = regalloc::PhaseRegistry::Default();
   if (absl::GetFlag(FLAGS_list)) {
@@ -57,7 +67,12 @@ int main(int argc, char** argv) {
   o.pipeline = absl::GetFlag(FLAGS_pipeline);
   o.in = absl::GetFlag(FLAGS_in);
   o.out = absl::GetFlag(FLAGS_out);
-  o.generate = absl::GetFlag(FLAGS_generate);
+  std::optional<int> generate = absl::GetFlag(FLAGS_generate);
+  if (generate.has_value() && (*generate < 1 || *generate > 1000000)) {
+    std::cerr << "pipeline: --generate=" << *generate << " is not a number of functions (1 to 1000000)\n";
+    return 2;
+  }
+  o.generate = generate.value_or(0);
   o.seed = absl::GetFlag(FLAGS_seed);
   o.size = absl::GetFlag(FLAGS_size);
   o.byte_percent = absl::GetFlag(FLAGS_byte_percent);
