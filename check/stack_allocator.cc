@@ -68,8 +68,17 @@ absl::Status StackAllocator::AssignParams(Block b, std::vector<Inst>& out) {
     switch (p.constraint()) {
       case ConstraintKind::kFixed: loc = Location::Reg(p.fixed_reg()); break;
       case ConstraintKind::kStack: loc = Home(v); break;
+      // A parameter is an edge's parallel-copy destination: memory will do
+      // where the registers run out (a block may take more parameters than
+      // there are registers).
+      case ConstraintKind::kAny: loc = Home(v); break;
       default: {
         std::optional<PReg> r = Pick(v, taken);
+        if (!r.has_value() && b != f_.entry()) {
+          p = p.WithConstraint(ConstraintKind::kAny);
+          loc = Home(v);
+          break;
+        }
         if (!r.has_value()) {
           return absl::FailedPreconditionError(absl::StrCat("function %", f_.name(), ", ", f_.BlockName(b),
                                                             ": no register left for parameter ", f_.ValueName(v)));
@@ -99,11 +108,18 @@ absl::Status StackAllocator::AssignInst(Block b, Inst i, std::vector<Inst>& out)
   }
   std::vector<Location> use_locs;
   std::vector<Inst> before, after;
+  // A branch's arguments are its edges' parallel-copy sources: where the
+  // registers run out they stay home.
+  const size_t first_arg = IsBranch(f_.inst(i).opcode) ? f_.inst(i).targets[0].first_arg : ops.size();
   // Uses.
-  for (Operand& op : ops) {
+  for (size_t k = 0; k < ops.size(); ++k) {
+    Operand& op = ops[k];
     if (!op.IsUse()) continue;
     Value v = op.value();
     Location loc;
+    if (k >= first_arg && op.constraint() == ConstraintKind::kReg && !Pick(v, taken).has_value()) {
+      op = op.WithConstraint(ConstraintKind::kAny);
+    }
     switch (op.constraint()) {
       case ConstraintKind::kAny:
       case ConstraintKind::kStack:

@@ -38,9 +38,11 @@ class Spiller {
   // The victim for `o` at point `p` (invalid when there is none).
   Value Choose(const Overflow& o, ProgramPoint p) const;
   // Spills until `through_ - defs_live` + needs fits outside `pinned`. `at` is
-  // the point (for the heuristics); `where` names the place in errors.
-  template <typename Where>
-  absl::Status Fit(const std::vector<int>& needs, const RegSet& pinned, ProgramPoint at, const Where& where);
+  // the point (for the heuristics); `where` names the place in errors;
+  // `refresh` recomputes `needs` after a spill of one of `dying_args_`.
+  template <typename Where, typename Refresh>
+  absl::Status Fit(std::vector<int>& needs, const RegSet& pinned, ProgramPoint at, const Where& where,
+                   const Refresh& refresh);
   void ComputeDefPoints(const InstNumbering& num);
 
   const Target& t_;
@@ -59,6 +61,8 @@ class Spiller {
   std::vector<int> through_;          // per class: live, in registers
   std::vector<int> adjust_;           // per class: live defs of the current instruction
   std::vector<int> scratch_through_;
+  // The arguments of the branch being fitted that die at it: candidates too.
+  std::vector<Value> dying_args_;
   LiveWalker live_;
   const UsePositions* uses_ = nullptr;
 };
@@ -94,7 +98,9 @@ bool Spiller::Eligible(Value v, const Overflow& o) const {
 Value Spiller::Choose(const Overflow& o, ProgramPoint p) const {
   Value best;
   uint64_t best_key = 0;
-  for (Value v : live_.values()) {
+  absl::Span<const Value> live = live_.values();
+  for (size_t k = 0; k < live.size() + dying_args_.size(); ++k) {
+    Value v = k < live.size() ? live[k] : dying_args_[k - live.size()];
     if (!Eligible(v, o)) continue;
     uint64_t key;
     if (options_.heuristic == SpillHeuristic::kFarthestDef) {
@@ -117,8 +123,9 @@ Value Spiller::Choose(const Overflow& o, ProgramPoint p) const {
   return best;
 }
 
-template <typename Where>
-absl::Status Spiller::Fit(const std::vector<int>& needs, const RegSet& pinned, ProgramPoint at, const Where& where) {
+template <typename Where, typename Refresh>
+absl::Status Spiller::Fit(std::vector<int>& needs, const RegSet& pinned, ProgramPoint at, const Where& where,
+                          const Refresh& refresh) {
   std::vector<int>& through = scratch_through_;
   through.resize(through_.size());
   while (true) {
@@ -135,6 +142,7 @@ absl::Status Spiller::Fit(const std::vector<int>& needs, const RegSet& pinned, P
     }
     SpillVreg(victim);
     ++stats_.spill_decisions;
+    if (!dying_args_.empty()) refresh();
   }
 }
 
@@ -204,10 +212,30 @@ absl::StatusOr<SpillStats> Spiller::Run() {
   adjust_.assign(nc, 0);
   std::vector<int> needs(nc, 0);
   std::vector<Value> marked;
+  // The operands of the instruction being fitted may not be spilled to fit it,
+  // except a branch's arguments and uses read @stack (a call's stack-passed
+  // arguments): spilled, they need no register there (the edge's parallel copy,
+  // or the instruction, reads their slot).
   auto exclude = [&](Inst i) {
-    for (const Operand& op : f_.operands(i)) {
-      excluded_[op.value().index()] = 1;
-      marked.push_back(op.value());
+    absl::Span<const Operand> ops = f_.operands(i);
+    size_t keep = IsBranch(f_.inst(i).opcode) ? f_.inst(i).targets[0].first_arg : ops.size();
+    for (size_t k = 0; k < keep; ++k) {
+      if (ops[k].IsUse() && ops[k].constraint() == ConstraintKind::kStack) continue;
+      excluded_[ops[k].value().index()] = 1;
+      marked.push_back(ops[k].value());
+    }
+  };
+  // The arguments of branch `i` not live after it (a value both a live-through
+  // and an argument is a candidate anyway).
+  auto collect_dying_args = [&](Inst i) {
+    dying_args_.clear();
+    if (!IsBranch(f_.inst(i).opcode)) return;
+    absl::Span<const Operand> ops = f_.operands(i);
+    for (size_t k = f_.inst(i).targets[0].first_arg; k < ops.size(); ++k) {
+      Value v = ops[k].value();
+      if (!live_.IsLive(v) && std::find(dying_args_.begin(), dying_args_.end(), v) == dying_args_.end()) {
+        dying_args_.push_back(v);
+      }
     }
   };
   for (Block b : f_.layout()) {
@@ -229,9 +257,12 @@ absl::StatusOr<SpillStats> Spiller::Run() {
         if (c >= 0) ++adjust_[c];
       }
       model_.Needs(f_, i, live_, locs_, needs);
-      RA_RETURN_IF_ERROR(Fit(needs, model_.Pinned(f_, i), num.Late(i), [&] {
-        return absl::StrCat("function %", f_.name(), ", ", f_.BlockName(b), " `", PrintInst(f_, i, t_), "`");
-      }));
+      collect_dying_args(i);
+      RA_RETURN_IF_ERROR(Fit(
+          needs, model_.Pinned(f_, i), num.Late(i),
+          [&] { return absl::StrCat("function %", f_.name(), ", ", f_.BlockName(b), " `", PrintInst(f_, i, t_), "`"); },
+          [&] { model_.Needs(f_, i, live_, locs_, needs); }));
+      dying_args_.clear();
       for (Value v : marked) excluded_[v.index()] = 0;
       marked.clear();
       // Step back over i.
@@ -257,9 +288,9 @@ absl::StatusOr<SpillStats> Spiller::Run() {
         ++needs[c];
       }
     }
-    RA_RETURN_IF_ERROR(Fit(needs, model_.PinnedParams(f_, b), num.BlockStart(b), [&] {
-      return absl::StrCat("function %", f_.name(), ", ", f_.BlockName(b), " entry");
-    }));
+    RA_RETURN_IF_ERROR(Fit(
+        needs, model_.PinnedParams(f_, b), num.BlockStart(b),
+        [&] { return absl::StrCat("function %", f_.name(), ", ", f_.BlockName(b), " entry"); }, [] {}));
   }
 
   locs_.Resize(f_.num_values());

@@ -83,6 +83,96 @@ block0(v0: i64, v1: i64):
   }
 }
 
+// Functions of one shape, built for any size.
+std::string WideJump(int n) {
+  // n arguments of three classes, more of each than any target has registers.
+  const char* types[] = {"i32", "f64", "v128"};
+  std::string text = "function %wide(i32, f64) -> i32 {\nblock0(v0: i32, v1: f64):\n";
+  std::string args, params, sum = "v200";
+  for (int i = 0; i < n; ++i) {
+    std::string t = types[i % 3];
+    absl::StrAppend(&text, "    v", 10 + i, t == "i32" ? " = add v0, v0\n" : t == "f64" ? " = fadd v1, v1\n" : " = const.v128 7\n");
+    absl::StrAppend(&args, i ? ", " : "", "v", 10 + i);
+    absl::StrAppend(&params, i ? ", " : "", "v", 200 + i, ": ", t);
+  }
+  absl::StrAppend(&text, "    jump block1(", args, ")\nblock1(", params, "):\n");
+  for (int i = 3; i < n; i += 3) {
+    absl::StrAppend(&text, "    v", 500 + i, " = add ", sum, ", v", 200 + i, "\n");
+    sum = absl::StrCat("v", 500 + i);
+  }
+  return absl::StrCat(text, "    ret ", sum, "\n}\n");
+}
+
+// A loop whose n parameters of type `t` rotate every iteration.
+std::string RotatingLoop(int n, const std::string& t) {
+  std::string text = "function %rot(i32) -> i32 {\nblock0(v0: i32):\n";
+  std::string init, params, rotated;
+  for (int i = 0; i < n; ++i) {
+    absl::StrAppend(&text, "    v", 10 + i, t == "i32" ? " = add v0, v0\n" : " = const.v128 3\n");
+    absl::StrAppend(&init, ", v", 10 + i);
+    absl::StrAppend(&params, ", v", 200 + i, ": ", t);
+    absl::StrAppend(&rotated, ", v", 200 + (i + 1) % n);
+  }
+  absl::StrAppend(&text, "    v5 = const.i32 0\n    jump block1(v5", init, ")\nblock1(v6: i32", params,
+                  "):\n    v7 = const.i32 1\n    v8 = add v6, v7\n    v9 = cmp.lt v8, v0\n    br v9, block1(v8",
+                  rotated, "), block2\nblock2:\n");
+  return absl::StrCat(text, "    ret ", t == "i32" ? "v201" : "v6", "\n}\n");
+}
+
+// Cycles of k values (integers among themselves, floats among themselves) on
+// the critical edge back into a loop.
+std::string CopyCycles(int k) {
+  std::string text = "function %cyc(i32, f64) -> i32 {\nblock0(v0: i32, v1: f64):\n";
+  std::string init, params, next;
+  for (int i = 0; i < k; ++i) {
+    bool f = i % 2;
+    absl::StrAppend(&text, "    v", 10 + i, f ? " = fadd v1, v1\n" : " = add v0, v0\n");
+    absl::StrAppend(&init, ", v", 10 + i);
+    absl::StrAppend(&params, ", v", 200 + i, f ? ": f64" : ": i32");
+    int to = i + 2 < k ? i + 2 : i % 2;  // the next of the same class, around
+    absl::StrAppend(&next, ", v", 200 + to);
+  }
+  absl::StrAppend(&text, "    v5 = const.i32 0\n    jump block1(v5", init, ")\nblock1(v6: i32", params,
+                  "):\n    v7 = const.i32 1\n    v8 = add v6, v7\n    v9 = cmp.lt v8, v0\n    br v9, block1(v8",
+                  next, "), block2(v6)\nblock2(v300: i32):\n    ret v300\n}\n");
+  return text;
+}
+
+// A call passing 2n arguments, integers and floats alternating, most on the
+// stack, with values live across it.
+std::string StackPassedArguments(int n) {
+  std::string text = "function %args(i32, f64) -> i32 {\nblock0(v0: i32, v1: f64):\n";
+  std::string args;
+  for (int i = 0; i < n; ++i) {
+    absl::StrAppend(&text, "    v", 10 + i, " = add v0, v0\n    v", 100 + i, " = fadd v1, v1\n");
+    absl::StrAppend(&args, i ? ", " : "", "v", 10 + i, ", v", 100 + i);
+  }
+  absl::StrAppend(&text, "    v99 = call.i32 %g(", args, ")\n    v98 = add v99, v10\n    v97 = add v98, v", 9 + n,
+                  "\n    v96 = fadd v100, v", 99 + n, "\n    ret v97\n}\n");
+  return text;
+}
+
+// Shapes the generator does not make, which every allocator must allocate on
+// every target (the checker and the interpreter run on each result).
+TEST(RobustnessTest, WideBranchesRotatingParametersAndStackArgumentsAllocate) {
+  std::vector<std::pair<std::string, std::string>> shapes = {
+      {"a jump with 48 arguments of three classes", WideJump(48)},
+      {"40 rotating i32 loop parameters", RotatingLoop(40, "i32")},
+      {"20 rotating v128 loop parameters", RotatingLoop(20, "v128")},
+      {"a call with 64 arguments", StackPassedArguments(32)},
+  };
+  for (int k = 2; k <= 8; ++k) shapes.push_back({absl::StrCat("copy cycles of ", k, " values"), CopyCycles(k)});
+  for (const char* target : {"x86_64", "x86_64_win", "aarch64", "armv7"}) {
+    for (const auto& [name, text] : shapes) {
+      for (const std::string& p : Allocators()) {
+        Outcome r = RunOn(text, target, p);
+        ASSERT_TRUE(r.summary.ok()) << r.summary.status();
+        EXPECT_EQ(r.summary->failed, 0) << name << ", " << p << " on " << target << ":\n" << r.err;
+      }
+    }
+  }
+}
+
 struct Invalid {
   const char* name;
   const char* text;
