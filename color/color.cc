@@ -524,6 +524,18 @@ absl::Status Colorer::AssignInst(Block b, Inst i) {
     op.set_location(l);
     return absl::OkStatus();
   };
+  // An early def fixed to the register of a use that dies here, read early only,
+  // is written after that read (`v2@%rax@early = add v6@%rax, v1`): the use
+  // leaves first.
+  for (const Operand& def : ops) {
+    if (!def.IsDef() || def.position() != Position::kEarly || def.constraint() != ConstraintKind::kFixed) continue;
+    for (Value v : DyingUses(i)) {
+      if (!InReg(v) || !t_.RegsAlias(cur_[v.index()].reg(), def.fixed_reg())) continue;
+      bool read_late = false;
+      for (const Operand& op : ops) read_late |= op.IsUse() && op.value() == v && op.position() == Position::kLate;
+      if (!read_late) Vacate(v);
+    }
+  }
   for (Operand& op : ops) {
     if (!op.IsDef() || op.position() != Position::kEarly) continue;
     RA_RETURN_IF_ERROR(def_reg(op, clobbered));

@@ -309,9 +309,12 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
         } else {
           ref.kind = RefKind::kDef;
           touch(op.value(), pos);
+          // A def reusing a use fixed to R is fixed to R itself.
+          const Operand* src = ref.need == RefNeed::kReuse ? func.UseOperand(i, op.reuse_index()) : nullptr;
+          if (src != nullptr && src->constraint() == ConstraintKind::kFixed) ref.need = RefNeed::kFixed;
           if (ref.need == RefNeed::kFixed) {
-            ref.reg = op.fixed_reg();
-            reg_ref(op.fixed_reg(), RefKind::kFixedDef, pos, i, LsraRange{pos, base + 4});
+            ref.reg = src != nullptr ? src->fixed_reg() : op.fixed_reg();
+            reg_ref(ref.reg, RefKind::kFixedDef, pos, i, LsraRange{pos, base + 4});
           } else if (ref.need == RefNeed::kReuse) {
             ref.reuse_of = static_cast<uint8_t>(op.reuse_index());
           }

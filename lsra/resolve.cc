@@ -282,8 +282,12 @@ absl::Status Resolver::ResolveBlock(Block b) {
       defined.push_back(v);
       uint32_t p = op.position() == Position::kEarly ? early : early + kLsraLate;
       Location l = At(v, p);
-      if (op.constraint() == ConstraintKind::kFixed) {
-        l = Location::Reg(op.fixed_reg());
+      // A def reusing a use fixed to R is fixed to R (as lsra_build counts it).
+      const Operand* fixed_src =
+          op.constraint() == ConstraintKind::kReuse ? f_.UseOperand(i, op.reuse_index()) : nullptr;
+      if (fixed_src != nullptr && fixed_src->constraint() != ConstraintKind::kFixed) fixed_src = nullptr;
+      if (op.constraint() == ConstraintKind::kFixed || fixed_src != nullptr) {
+        l = Location::Reg(fixed_src != nullptr ? fixed_src->fixed_reg() : op.fixed_reg());
         fixed_after.push_back({v, l});
       } else if (op.constraint() == ConstraintKind::kReuse) {
         const Operand* src = nullptr;

@@ -173,6 +173,53 @@ TEST(RobustnessTest, WideBranchesRotatingParametersAndStackArgumentsAllocate) {
   }
 }
 
+// Fixed registers under Reuse, one value read in two fixed registers, and an
+// early def fixed to the register its own early use is read from.
+TEST(RobustnessTest, FixedRegistersUnderReuseAndEarlyDefsAllocate) {
+  const char* x86[] = {
+      R"(function %reuse_fixed(i64, i64, i64) -> i64 {
+block0(v0: i64, v1: i64, v2: i64):
+    v4 = add v0, v1
+    v6 = add v1, v2
+    v7@reuse0 = add v6@%r12, v4@any
+    v9 = add v7, v0
+    v3@reuse1 = sub v1, v9@%rdx
+    v10 = add v3, v7
+    call %g(v10@%rdi, v10@%rsi)
+    ret v10
+}
+)",
+      R"(function %early(i64, i64) -> i64 {
+block0(v0: i64, v1: i64):
+    v6 = add v0, v1
+    v2@%rax@early = add v6@%rax, v1@any
+    v3 = add v2, v0
+    ret v3
+}
+)",
+  };
+  const char* any_target = R"(function %two(i32, i32) -> i32 {
+block0(v0: i32, v1: i32):
+    v2 = add v0, v1
+    v3 = call.i32 %g(v2, v2, v1, v2)
+    v4 = add v3, v2
+    v5 = call.i32 %g(v4, v4)
+    ret v5
+}
+)";
+  for (const char* target : {"x86_64", "x86_64_win", "aarch64", "armv7"}) {
+    std::vector<std::string> texts = {any_target};
+    if (std::string(target).rfind("x86", 0) == 0) texts.insert(texts.end(), std::begin(x86), std::end(x86));
+    for (const std::string& text : texts) {
+      for (const std::string& p : Allocators()) {
+        Outcome r = RunOn(text, target, p);
+        ASSERT_TRUE(r.summary.ok()) << r.summary.status();
+        EXPECT_EQ(r.summary->failed, 0) << p << " on " << target << ":\n" << r.err << text;
+      }
+    }
+  }
+}
+
 struct Invalid {
   const char* name;
   const char* text;
