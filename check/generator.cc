@@ -98,9 +98,11 @@ class Generator {
   }
 
   // Random block-parameter types for a join, and arguments for them.
+  // An unusual shape here? (No draw when they are off: seeds keep their functions.)
+  bool Unusual() { return opts_.unusual_percent > 0 && rng_.Percent(opts_.unusual_percent); }
   std::vector<Type> JoinTypes() {
     std::vector<Type> types;
-    int n = static_cast<int>(rng_.Below(4));
+    int n = Unusual() ? 12 + static_cast<int>(rng_.Below(30)) : static_cast<int>(rng_.Below(4));
     for (int i = 0; i < n; ++i) types.push_back(RandomType());
     return types;
   }
@@ -135,8 +137,10 @@ void Generator::EmitInst() {
   Value v;
   if (static_cast<int>(roll) < call_cut) {
     std::vector<Value> args;
-    int n = static_cast<int>(rng_.Below(4));
+    bool unusual = Unusual();
+    int n = unusual ? 8 + static_cast<int>(rng_.Below(40)) : static_cast<int>(rng_.Below(4));
     for (int i = 0; i < n; ++i) args.push_back(Pick(RandomType()));
+    if (unusual) args[1] = args[0];  // one value in two argument registers (or slots)
     std::vector<Type> results;
     if (rng_.Percent(70)) results.push_back(IntType());
     if (rng_.Percent(30)) results.push_back(rng_.Percent(50) ? Type::kF64 : Type::kF32);
@@ -262,7 +266,22 @@ void Generator::Region(int depth) {
   Value next = b_.Binary(Opcode::kAdd, counter, one);
   ++emitted_;
   std::vector<Value> back = {next};
-  for (Value v : Args(types)) back.push_back(v);
+  if (Unusual()) {
+    // The carried values rotate: each parameter takes the next one of its type.
+    for (size_t k = 0; k < carried.size(); ++k) {
+      size_t to = k;
+      for (size_t step = 1; step <= carried.size(); ++step) {
+        size_t j = (k + step) % carried.size();
+        if (types[j] == types[k]) {
+          to = j;
+          break;
+        }
+      }
+      back.push_back(carried[to]);
+    }
+  } else {
+    for (Value v : Args(types)) back.push_back(v);
+  }
   b_.Jump(header, back);
   ++emitted_;
   Restore(at_header);
@@ -290,6 +309,62 @@ void Generator::Run() {
   b_.Ret(results);
 }
 
+// Constraints a hand-written function may carry and the plain generator never
+// attaches, each kept only where the function still verifies.
+void AddUnusualConstraints(Function& func, const Target& target, Rng& rng, int percent) {
+  std::vector<PReg> callee_saved;
+  for (PReg r : target.abi().callee_saved) callee_saved.push_back(r);
+  std::vector<Operand> ops, saved;
+  for (Block b : func.layout()) {
+    for (Inst i : func.block(b).insts) {
+      if (IsTerminator(func.inst(i).opcode) || IsMoveLike(func.inst(i).opcode) || !rng.Percent(percent)) continue;
+      saved.assign(func.operands(i).begin(), func.operands(i).end());
+      ops = saved;
+      int old_clobbers = func.inst(i).clobbers;
+      size_t num_defs = 0;
+      while (num_defs < ops.size() && ops[num_defs].IsDef()) ++num_defs;
+      auto reg_for = [&](Value v) -> std::optional<PReg> {
+        const std::vector<PReg>& order = target.Class(*target.ClassFor(func.value_type(v))).allocation_order;
+        if (order.empty()) return std::nullopt;
+        return order[rng.Below(order.size())];
+      };
+      switch (rng.Below(3)) {
+        case 0:  // a Reuse source fixed to a register
+          for (size_t d = 0; d < num_defs; ++d) {
+            if (ops[d].constraint() != ConstraintKind::kReuse) continue;
+            Operand& src = ops[num_defs + ops[d].reuse_index()];
+            if (std::optional<PReg> r = reg_for(src.value())) src = src.WithFixed(*r);
+          }
+          break;
+        case 1:  // an early def fixed to the register its first use is read from
+          if (num_defs == 1 && ops.size() > 1 && ops[0].constraint() != ConstraintKind::kFixed &&
+              target.ClassFor(func.value_type(ops[0].value())) == target.ClassFor(func.value_type(ops[1].value()))) {
+            if (std::optional<PReg> r = reg_for(ops[0].value())) {
+              std::optional<PReg> use_reg = target.View(*r, *target.ClassFor(func.value_type(ops[1].value())));
+              if (use_reg.has_value()) {
+                ops[0] = Operand::Def(ops[0].value()).WithFixed(*r).WithPosition(Position::kEarly);
+                ops[1] = Operand::Use(ops[1].value()).WithFixed(*use_reg);
+              }
+            }
+          }
+          break;
+        default:  // a hand clobber of a callee-saved register
+          if (!callee_saved.empty()) {
+            RegSet set = func.Clobbers(i);
+            set.Insert(callee_saved[rng.Below(callee_saved.size())]);
+            func.inst(i).clobbers = func.InternClobbers(set);
+          }
+          break;
+      }
+      func.SetOperands(i, ops);
+      if (!Verify(func, target).ok()) {
+        func.SetOperands(i, saved);
+        func.inst(i).clobbers = old_clobbers;
+      }
+    }
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<Function> Generate(uint64_t seed, const GeneratorOptions& options, const Target& target) {
@@ -307,6 +382,10 @@ absl::StatusOr<Function> Generate(uint64_t seed, const GeneratorOptions& options
   Function func(options.name.empty() ? absl::StrCat("gen", seed) : options.name, params, results);
   Generator(seed, options, target, func).Run();
   if (options.legalize) RA_RETURN_IF_ERROR(Legalize(func, target));
+  if (options.legalize && options.unusual_percent > 0) {
+    Rng rng(seed ^ 0xc0ffeeull);
+    AddUnusualConstraints(func, target, rng, options.unusual_percent);
+  }
   absl::Status verified = Verify(func, target);
   if (!verified.ok()) {
     return absl::InternalError(absl::StrCat("generator produced an invalid function (seed ", seed, "): ",

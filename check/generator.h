@@ -45,6 +45,13 @@ struct GeneratorOptions {
   int diamond_percent = 30;     // chance a region is an if/else
   int critical_percent = 15;    // chance a region is an if with a critical edge
   int loop_percent = 25;        // chance a region is a loop
+  // Share of joins, loops, calls and instructions given a shape the plain
+  // generator never makes (0: none, and every seed's function is what it was):
+  // joins of 12-41 parameters, loops whose parameters rotate, calls of 8-47
+  // arguments (most on the stack) reading one value twice, and after
+  // legalization a Reuse source fixed to a register, an early def fixed to the
+  // register of its own first use, a hand clobber of a callee-saved register.
+  int unusual_percent = 0;
   bool legalize = true;         // attach the target's constraints
   std::string name;             // function name; "gen<seed>" when empty
 };

@@ -44,6 +44,55 @@ TEST_P(EveryTarget, BytePercentAddsI8ValuesAndZeroAddsNone) {
   EXPECT_GT(bytes(30), 100);
 }
 
+// Each unusual shape shows up in a few dozen functions, and every one verifies.
+TEST_P(EveryTarget, UnusualShapesAppear) {
+  const Target& t = *TargetByName(GetParam()).value();
+  GeneratorOptions opts;
+  opts.unusual_percent = 10;
+  int wide_joins = 0, wide_calls = 0, rotations = 0, fixed_reuse_sources = 0, early_fixed = 0, saved_clobbers = 0;
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    Function f = Generate(seed, opts, t).value();
+    ASSERT_TRUE(Verify(f, t).ok()) << Verify(f, t);
+    for (Block b : f.layout()) {
+      wide_joins += f.block(b).params.size() >= 12;
+      for (Inst i : f.block(b).insts) {
+        const InstData& d = f.inst(i);
+        absl::Span<const Operand> ops = f.operands(i);
+        if (d.opcode == Opcode::kCall) wide_calls += ops.size() >= 8;
+        if (IsBranch(d.opcode)) {
+          // A back edge passing the target's own parameters in another order.
+          for (int k = 0; k < d.num_targets; ++k) {
+            const std::vector<Operand>& params = f.block(d.targets[k].block).params;
+            absl::Span<const Operand> args = f.BranchArgs(i, k);
+            bool own = !args.empty() && args.size() == params.size(), moved = false;
+            for (size_t a = 0; a < args.size() && own; ++a) {
+              bool is_param = false;
+              for (const Operand& p : params) is_param |= p.value() == args[a].value();
+              own &= is_param || a == 0;  // the loop counter comes first
+              moved |= args[a].value() != params[a].value() && is_param;
+            }
+            rotations += own && moved;
+          }
+        }
+        for (const Operand& op : ops) {
+          if (op.IsDef() && op.constraint() == ConstraintKind::kReuse &&
+              f.UseOperand(i, op.reuse_index())->constraint() == ConstraintKind::kFixed) {
+            ++fixed_reuse_sources;
+          }
+          early_fixed += op.IsDef() && op.constraint() == ConstraintKind::kFixed && op.position() == Position::kEarly;
+        }
+        if (d.opcode != Opcode::kCall) saved_clobbers += f.Clobbers(i).Intersects(t.abi().callee_saved);
+      }
+    }
+  }
+  EXPECT_GT(wide_joins, 0);
+  EXPECT_GT(wide_calls, 0);
+  EXPECT_GT(rotations, 0);
+  if (t.isa() == Isa::kX86_64) EXPECT_GT(fixed_reuse_sources, 0);  // the only target with two-address ops
+  EXPECT_GT(early_fixed, 0);
+  EXPECT_GT(saved_clobbers, 0);
+}
+
 TEST_P(EveryTarget, LargeFunctionsHaveTheRequestedShape) {
   const Target& t = *TargetByName(GetParam()).value();
   GeneratorOptions opts;

@@ -86,11 +86,17 @@ absl::Status LsraBuild::InsertReuseCopies(Function& func, const LiveSets& sets, 
                                                          PrintInst(func, i, *target_), "`: reuse of use #",
                                                          def.reuse_index(), ", which does not exist"));
         }
+        // Another read of v here in the register the source is fixed to reads
+        // what the source reads (and takes the copy with it).
+        auto same_fixed_read = [&](size_t x, int except) {
+          return ops[except].constraint() == ConstraintKind::kFixed && ops[x].constraint() == ConstraintKind::kFixed &&
+                 ops[x].fixed_reg() == ops[except].fixed_reg();
+        };
         auto needed_after = [&](Value v, int except) {
           const CopyScratch& x = info[v.index()];
           bool needed = x.out_stamp == now || (x.stamp == now && x.last_use > static_cast<int>(k));
           for (size_t x = 0; x < ops.size() && !needed; ++x) {
-            needed = static_cast<int>(x) != except && ops[x].IsUse() && ops[x].value() == v;
+            needed = static_cast<int>(x) != except && ops[x].IsUse() && ops[x].value() == v && !same_fixed_read(x, except);
           }
           return needed;
         };
@@ -113,6 +119,11 @@ absl::Status LsraBuild::InsertReuseCopies(Function& func, const LiveSets& sets, 
         d.opcode = Opcode::kCopy;
         Operand cops[2] = {Operand::Def(t), Operand::Use(a)};
         out.push_back(func.NewInst(d, cops));
+        for (size_t x = 0; x < ops.size(); ++x) {
+          if (static_cast<int>(x) != o && ops[x].IsUse() && ops[x].value() == a && same_fixed_read(x, o)) {
+            ops[x].set_value(t);
+          }
+        }
         ops[o].set_value(t);
         changed = true;
         ++stats.reuse_copies;

@@ -60,6 +60,20 @@ absl::StatusOr<PrepareStats> PrepareConstraints(Function& func, const Target& ta
       };
       for (size_t o = 0; o < ops.size(); ++o) {
         if (ops[o].IsUse() && ops[o].constraint() == ConstraintKind::kFixed) {
+          // One value read twice in one register takes one copy.
+          bool shared = false;
+          for (size_t e = 0; e < o && !shared; ++e) {
+            if (ops[e].IsUse() && ops[e].constraint() == ConstraintKind::kFixed &&
+                ops[e].fixed_reg() == ops[o].fixed_reg() && p_ops_uses.size() > 0) {
+              for (size_t c = 0; c < p_ops_defs.size() && !shared; ++c) {
+                if (p_ops_defs[c].value() == ops[e].value() && p_ops_uses[c].value() == ops[o].value()) {
+                  ops[o].set_value(ops[e].value());
+                  shared = true;
+                }
+              }
+            }
+          }
+          if (shared) continue;
           copy_use(static_cast<int>(o), Operand::FixedDef(Value(), ops[o].fixed_reg()));
           ++stats.fixed_uses;
         }

@@ -196,11 +196,15 @@ absl::StatusOr<Target> BuildArmv7(const TargetOptions& options) {
   std::vector<PReg> os, od, oq;
   for (int i = 0; i < 16; ++i) os.push_back(s[i]);
   for (int i = 16; i < 32; ++i) os.push_back(s[i]);
-  for (int i = 0; i < 8; ++i) od.push_back(d[i]);
+  // Caller-saved first, callee-saved last; among the caller-saved, the d and q
+  // registers that no s register aliases come first, so that f64 and v128
+  // values leave s0-s31 to f32 ones (the VFP bank is one pool: a d0 taken by an
+  // f64 is two f32 registers gone).
   for (int i = 16; i < 32; ++i) od.push_back(d[i]);
+  for (int i = 0; i < 8; ++i) od.push_back(d[i]);
   for (int i = 8; i < 16; ++i) od.push_back(d[i]);
-  for (int i = 0; i < 4; ++i) oq.push_back(q[i]);
   for (int i = 8; i < 16; ++i) oq.push_back(q[i]);
+  for (int i = 0; i < 4; ++i) oq.push_back(q[i]);
   for (int i = 4; i < 8; ++i) oq.push_back(q[i]);
   int gpr = b.AddBank("gpr");
   int vfp = b.AddBank("vfp");

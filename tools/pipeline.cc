@@ -86,12 +86,18 @@ absl::StatusOr<Input> LoadInput(const PipelineOptions& o) {
     if (o.byte_percent < 0 || o.byte_percent > 100) {
       return absl::InvalidArgumentError(absl::StrCat("--byte_percent=", o.byte_percent, " is not a share (0-100)"));
     }
+    if (o.unusual_percent < 0 || o.unusual_percent > 100) {
+      return absl::InvalidArgumentError(absl::StrCat("--unusual_percent=", o.unusual_percent, " is not a share (0-100)"));
+    }
     GeneratorOptions g;
     g.num_insts = o.size;
     g.byte_percent = o.byte_percent;
+    g.unusual_percent = o.unusual_percent;
     for (int i = 0; i < o.generate; ++i) {
       // Generated functions are generic IR, like the corpus; `legalize` is a phase.
-      g.legalize = false;
+      // Unusual shapes include hand-written constraints, which the generator adds
+      // to a legalized function (legalize leaves them as they are).
+      g.legalize = o.unusual_percent > 0;
       RA_ASSIGN_OR_RETURN(Function f, Generate(o.seed + i, g, *in.target));
       in.functions.push_back(DumpedFunction(std::move(f)));
     }

@@ -31,6 +31,7 @@ struct PipelineOptions {
   uint64_t seed = 1;                 //   seeds seed, seed+1, ...
   int size = 200;                    //   of about this many instructions
   int byte_percent = 0;              //   with this share of integer values i8
+  int unusual_percent = 0;           //   and this share of unusual shapes (GeneratorOptions)
   std::string out;                   // .ra text or a dump; empty: none
   std::string dump_after;            // phase after which to write a dump
   std::string dump_dir;

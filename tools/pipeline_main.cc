@@ -27,6 +27,10 @@ ABSL_FLAG(std::optional<int>, generate, std::nullopt,
 ABSL_FLAG(uint64_t, seed, 1, "first generator seed (with --generate)");
 ABSL_FLAG(int, size, 200, "instructions per generated function, 1 to 10000000 (with --generate)");
 ABSL_FLAG(int, byte_percent, 0, "share of generated integer values that are i8, 0-100 (with --generate)");
+ABSL_FLAG(int, unusual_percent, 0,
+          "share of generated joins, loops, calls and instructions given shapes the generator otherwise never "
+          "makes: wide branches, rotating parameters, stack-passed arguments, fixed Reuse sources, early fixed "
+          "defs, callee-saved clobbers (0-100, with --generate)");
 ABSL_FLAG(std::string, out, "", "output: FILE.ra (text) or a dump");
 ABSL_FLAG(std::string, dump_after, "", "write a dump of every function after this phase");
 ABSL_FLAG(std::string, dump_dir, "", "directory for --dump_after");
@@ -76,6 +80,7 @@ int main(int argc, char** argv) {
   o.seed = absl::GetFlag(FLAGS_seed);
   o.size = absl::GetFlag(FLAGS_size);
   o.byte_percent = absl::GetFlag(FLAGS_byte_percent);
+  o.unusual_percent = absl::GetFlag(FLAGS_unusual_percent);
   o.dump_after = absl::GetFlag(FLAGS_dump_after);
   o.dump_dir = absl::GetFlag(FLAGS_dump_dir);
   o.print = absl::GetFlag(FLAGS_print);

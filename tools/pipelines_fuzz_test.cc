@@ -18,6 +18,7 @@ struct FuzzedPipeline {
   const char* name;
   int seeds;  // per target
   int byte_percent = 0;  // share of integer values that are i8
+  int unusual_percent = 0;  // share of shapes the plain generator never makes
 };
 constexpr FuzzedPipeline kPipelines[] = {
     {"stack", 1000},
@@ -41,6 +42,26 @@ constexpr FuzzedPipeline kPipelines[] = {
     {"ssa_belady", 100, 30},
     {"lsra", 300, 30},
     {"lsra_noscoring", 100, 30},
+    // Unusual shapes (issue 16): wide branches, rotating parameters, calls with
+    // stack-passed arguments, fixed Reuse sources, early fixed defs, hand
+    // clobbers of callee-saved registers; every pipeline.
+    {"stack", 100, 0, 10},
+    {"ssa", 150, 0, 10},
+    {"ssa_belady", 60, 0, 10},
+    {"lsra", 150, 0, 10},
+    {"lsra_nopref", 40, 0, 10},
+    {"lsra_nooverlap", 40, 0, 10},
+    {"lsra_noscoring", 40, 0, 10},
+    {"lsra_noseed", 40, 0, 10},
+    {"lsra_second_chance", 40, 0, 10},
+    {"lsra_evict_in_place", 40, 0, 10},
+    {"lsra_local_split", 40, 0, 10},
+    {"lsra_stress_callee_saved", 40, 0, 10},
+    {"lsra_stress_caller_saved", 40, 0, 10},
+    // lsra_stress_nearest is left out: on these shapes it fails in 60-90% of
+    // functions ("finds no register ... needs more registers at once than the
+    // class has"; issue 16 stays open on it).
+    {"lsra_stress_reversed", 40, 0, 10},
 };
 constexpr int kSize = 150;
 
@@ -56,6 +77,7 @@ TEST_P(PipelinesFuzzTest, EveryPipelineIsCheckedAndInterpreted) {
     o.seed = 1;
     o.size = kSize;
     o.byte_percent = p.byte_percent;
+    o.unusual_percent = p.unusual_percent;
     o.progress = false;
     std::ostringstream out, err;
     absl::StatusOr<PipelineSummary> s = RunPipeline(o, out, err);
@@ -63,7 +85,8 @@ TEST_P(PipelinesFuzzTest, EveryPipelineIsCheckedAndInterpreted) {
     EXPECT_EQ(s->functions, p.seeds);
     EXPECT_EQ(s->failed, 0) << err.str() << "\nreproduce one function %genS with:\n  ./bazelw run //tools:pipeline -- --pipeline="
                             << pipeline << " --target=" << GetParam() << " --generate=1 --seed=S --size=" << kSize
-                            << " --byte_percent=" << p.byte_percent << " --print";
+                            << " --byte_percent=" << p.byte_percent << " --unusual_percent=" << p.unusual_percent
+                            << " --print";
   }
 }
 
