@@ -98,8 +98,11 @@ bool Spiller::Eligible(Value v, const Overflow& o) const {
 Value Spiller::Choose(const Overflow& o, ProgramPoint p) const {
   Value best;
   uint64_t best_key = 0;
+  // The values live through the point first; a branch's dying arguments only
+  // when none of those will do.
   absl::Span<const Value> live = live_.values();
   for (size_t k = 0; k < live.size() + dying_args_.size(); ++k) {
+    if (k == live.size() && best.IsValid()) break;
     Value v = k < live.size() ? live[k] : dying_args_[k - live.size()];
     if (!Eligible(v, o)) continue;
     uint64_t key;
