@@ -817,4 +817,87 @@ AllocationCost MeasureAllocation(const Function& func) {
   return cost;
 }
 
+namespace {
+
+// An instruction the allocation may add: move-like, or a copy into a value no
+// instruction of the original computes (a new value, or a block parameter that
+// coalescing now defines by a copy at the top of its block).
+bool Added(const std::vector<uint8_t>& computed, const Function& allocated, Inst i) {
+  const InstData& d = allocated.inst(i);
+  if (IsMoveLike(d.opcode)) return true;
+  if (d.opcode != Opcode::kCopy) return false;
+  Value v = allocated.operands(i)[0].value();
+  return v.index() >= computed.size() || !computed[v.index()];
+}
+
+bool SameComputation(const Function& original, Inst a, const Function& allocated, Inst b) {
+  const InstData& x = original.inst(a);
+  const InstData& y = allocated.inst(b);
+  if (x.opcode != y.opcode || x.imm != y.imm || x.cc != y.cc || x.type != y.type) return false;
+  if (IsBranch(x.opcode)) return true;  // targets may be split edges, arguments lowered
+  absl::Span<const Operand> xo = original.operands(a);
+  absl::Span<const Operand> yo = allocated.operands(b);
+  if (xo.size() != yo.size()) return false;
+  for (size_t k = 0; k < xo.size(); ++k) {
+    if (xo[k].IsDef() != yo[k].IsDef()) return false;
+    if (xo[k].IsDef() && xo[k].value() != yo[k].value()) return false;
+  }
+  if (x.opcode == Opcode::kCall && original.callee(static_cast<int>(x.imm)) != allocated.callee(static_cast<int>(y.imm))) {
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+absl::Status CheckKeepsOriginal(const Function& original, const Function& allocated, const Target& target) {
+  auto where = [&](Block b, size_t k, const Function& f, Inst i) {
+    return absl::StrCat("function %", allocated.name(), ", ", f.BlockName(b), ", inst ", k, " `", PrintInst(f, i, target),
+                        "`");
+  };
+  const std::vector<uint8_t> computed = ComputedValues(original);
+  std::vector<uint8_t> in_original(allocated.num_blocks(), 0);
+  for (Block b : original.layout()) {
+    if (b.index() < in_original.size()) in_original[b.index()] = 1;
+    if (!allocated.BlockExists(b) || !allocated.block(b).in_layout) {
+      return absl::InvalidArgumentError(absl::StrCat("function %", allocated.name(), ": ", original.BlockName(b),
+                                                     " of the original is gone"));
+    }
+    const std::vector<Inst>& want = original.block(b).insts;
+    const std::vector<Inst>& got = allocated.block(b).insts;
+    size_t g = 0;
+    for (size_t k = 0; k < want.size(); ++k) {
+      if (IsMoveLike(original.inst(want[k]).opcode)) continue;  // an input already partly allocated
+      while (g < got.size() && Added(computed, allocated, got[g]) && !SameComputation(original, want[k], allocated, got[g])) {
+        ++g;
+      }
+      if (g == got.size()) {
+        return absl::InvalidArgumentError(absl::StrCat(where(b, k, original, want[k]),
+                                                       " of the original is missing from the allocation"));
+      }
+      if (!SameComputation(original, want[k], allocated, got[g])) {
+        return absl::InvalidArgumentError(absl::StrCat(where(b, g, allocated, got[g]), " stands where the original has `",
+                                                       PrintInst(original, want[k], target), "`"));
+      }
+      ++g;
+    }
+    for (; g < got.size(); ++g) {
+      if (!Added(computed, allocated, got[g])) {
+        return absl::InvalidArgumentError(absl::StrCat(where(b, g, allocated, got[g]), " is not in the original"));
+      }
+    }
+  }
+  for (Block b : allocated.layout()) {
+    if (b.index() < in_original.size() && in_original[b.index()]) continue;
+    const std::vector<Inst>& got = allocated.block(b).insts;
+    for (size_t k = 0; k < got.size(); ++k) {
+      Opcode op = allocated.inst(got[k]).opcode;
+      if (Added(computed, allocated, got[k]) || (op == Opcode::kJump && k + 1 == got.size())) continue;
+      return absl::InvalidArgumentError(absl::StrCat(where(b, k, allocated, got[k]),
+                                                     " is in a block the allocation added, which may only move values"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace regalloc

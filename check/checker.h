@@ -116,6 +116,17 @@ struct AllocationCost {
 };
 AllocationCost MeasureAllocation(const Function& func);
 
+// That the allocation kept what the original does, in order: per block of the
+// original (same id in the allocation), the same instructions that are not
+// move-like, by opcode, immediate, condition, defined values and operand
+// count, stores and calls included (uses may be renamed by copies). The
+// allocation may add move-likes, and `copy` instructions defining values the
+// original does not have; a block it adds (a split edge) holds only those and
+// a jump. CheckAllocation proves where values are; this proves that every
+// side effect and every computed value is still there (deleting a store, or a
+// dead copy with its spill and reload, passes the first and fails this).
+absl::Status CheckKeepsOriginal(const Function& original, const Function& allocated, const Target& target);
+
 }  // namespace regalloc
 
 #endif  // REGALLOC_CHECK_CHECKER_H_

@@ -1,5 +1,6 @@
 #include "check/checker.h"
 
+#include <algorithm>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -297,6 +298,67 @@ TEST(CheckerScaleTest, AReusedCheckerGivesTheVerdictsOfFreshOnes) {
     Function good = ParseFunction(kValid, X86()).value();
     EXPECT_TRUE(reused.Run(good, X86()).ok()) << v.name;
   }
+}
+
+// Deleting a store, a call without results, or a dead copy (with its spill and
+// reload) leaves every use finding its value: CheckAllocation accepts it, and
+// CheckKeepsOriginal names what is missing. Reordering two of them too.
+TEST(CheckKeepsOriginalTest, DeletedOrReorderedEffectsAreNamed) {
+  int stores = 0, copies = 0;
+  for (const char* name : {"x86_64", "aarch64", "armv7"}) {
+    const Target& t = *TargetByName(name).value();
+    for (uint64_t seed = 1; seed <= 30; ++seed) {
+      Function original = Generate(seed, GeneratorOptions(), t).value();
+      Function allocated = original;
+      ASSERT_TRUE(AllocateOnStack(allocated, t).ok());
+      ASSERT_TRUE(LowerBlockParams(allocated, t).ok());
+      ASSERT_TRUE(CheckKeepsOriginal(original, allocated, t).ok()) << CheckKeepsOriginal(original, allocated, t);
+      for (Block b : allocated.layout()) {
+        std::vector<Inst>& insts = allocated.block(b).insts;
+        for (size_t k = 0; k < insts.size(); ++k) {
+          Opcode op = allocated.inst(insts[k]).opcode;
+          if (op != Opcode::kStore && op != Opcode::kCopy) continue;
+          std::vector<Inst> kept = insts;
+          insts.erase(insts.begin() + k);
+          if (op == Opcode::kCopy) {
+            // The copy's spill after it goes too, and so does every later reload of it.
+            Value v = allocated.operands(kept[k])[0].value();
+            insts.erase(std::remove_if(insts.begin(), insts.end(), [&](Inst i) {
+                          return IsMoveLike(allocated.inst(i).opcode) && allocated.operands(i)[0].value() == v;
+                        }), insts.end());
+          }
+          absl::Status s = CheckKeepsOriginal(original, allocated, t);
+          EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << name << " seed " << seed;
+          EXPECT_THAT(std::string(s.message()), ::testing::AnyOf(HasSubstr("is missing from the allocation"),
+                                                                HasSubstr("stands where the original has")));
+          (op == Opcode::kStore ? stores : copies) += 1;
+          insts = kept;
+        }
+      }
+    }
+  }
+  EXPECT_GT(stores, 50);
+  EXPECT_GT(copies, 10);
+  // Two stores swapped.
+  Function original = ParseFunction(R"(function %f(i64) {
+block0(v0: i64):
+    store v0, v0, 0
+    store v0, v0, 8
+    ret
+}
+)", X86()).value();
+  Function allocated = original;
+  ASSERT_TRUE(AllocateOnStack(allocated, X86()).ok());
+  std::vector<Inst>& insts = allocated.block(allocated.entry()).insts;
+  ASSERT_TRUE(CheckAllocation(allocated, X86()).ok());
+  std::vector<size_t> at;
+  for (size_t k = 0; k < insts.size(); ++k) {
+    if (allocated.inst(insts[k]).opcode == Opcode::kStore) at.push_back(k);
+  }
+  ASSERT_EQ(at.size(), 2u);
+  std::swap(insts[at[0]], insts[at[1]]);
+  EXPECT_THAT(std::string(CheckKeepsOriginal(original, allocated, X86()).message()),
+              HasSubstr("`store v0[%rax], v0[%rcx], 8` stands where the original has `store v0, v0, 0`"));
 }
 
 }  // namespace

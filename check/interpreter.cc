@@ -477,15 +477,7 @@ absl::Status CompareExecutions(const Function& original, const Function& allocat
   // The values the original computes with instructions (events). Phases may
   // add copies (coalescing's new values, or a parameter now defined by a copy at
   // the top of its block): those events have no counterpart in the original.
-  std::vector<uint8_t> traced(original.num_values(), 0);
-  for (Block b : original.layout()) {
-    for (Inst i : original.block(b).insts) {
-      if (IsMoveLike(original.inst(i).opcode)) continue;
-      for (const Operand& op : original.operands(i)) {
-        if (op.IsDef()) traced[op.value().index()] = 1;
-      }
-    }
-  }
+  const std::vector<uint8_t> traced = ComputedValues(original);
   auto counts = [&](const Event& e) {
     uint32_t v = e.defs.front().value().index();
     return v < traced.size() && traced[v];

@@ -277,6 +277,19 @@ bool Function::IsAllocated() const {
   return any;
 }
 
+std::vector<uint8_t> ComputedValues(const Function& func) {
+  std::vector<uint8_t> computed(func.num_values(), 0);
+  for (Block b : func.layout()) {
+    for (Inst i : func.block(b).insts) {
+      if (IsMoveLike(func.inst(i).opcode)) continue;
+      for (const Operand& op : func.operands(i)) {
+        if (op.IsDef()) computed[op.value().index()] = 1;
+      }
+    }
+  }
+  return computed;
+}
+
 RegSet FrameSaves(const Function& func, const Target& target, const RegSet& used) {
   RegSet touched = used;
   touched |= func.ClobberedRegs();

@@ -438,6 +438,11 @@ class Function {
   NameSource slot_source_;
 };
 
+// Per value id: 1 when an instruction of the layout that is not move-like
+// defines it (what the function computes, as opposed to parameters and the
+// moves, spills and reloads an allocator adds).
+std::vector<uint8_t> ComputedValues(const Function& func);
+
 // The callee-saved registers an allocation's frame must save: those it `used`
 // and those an instruction clobbers (a hand-written `clobbers %rbx`).
 RegSet FrameSaves(const Function& func, const Target& target, const RegSet& used);

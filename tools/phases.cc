@@ -335,6 +335,10 @@ void RegisterHarnessPhases(PhaseRegistry& r) {
   r.Register(Phase{"check", "symbolic check of the allocation (check/checker.h)", {"locations"}, {"checked"}, {},
                    [](PhaseContext& c) -> absl::Status {
                      RA_RETURN_IF_ERROR(CheckAllocation(c.state.function, c.target));
+                     // Every instruction of the input, stores and calls included, still there.
+                     if (c.input != nullptr && c.input != &c.state.function) {
+                       RA_RETURN_IF_ERROR(CheckKeepsOriginal(*c.input, c.state.function, c.target));
+                     }
                      AllocationCost cost = MeasureAllocation(c.state.function);
                      c.stat("spills", cost.spills);
                      c.stat("reloads", cost.reloads);
@@ -342,7 +346,8 @@ void RegisterHarnessPhases(PhaseRegistry& r) {
                      c.stat("weighted_cost", cost.weighted);
                      c.stat("saves", cost.saves);
                      return absl::OkStatus();
-                   }});
+                   },
+                   /*reads_input=*/true});
   r.Register(Phase{"interpret", "run the input on values and the allocation on the machine, 3 seeds, and compare",
                    {"locations"}, {"interpreted"}, {},
                    [](PhaseContext& c) -> absl::Status {

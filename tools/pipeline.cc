@@ -190,15 +190,18 @@ absl::StatusOr<PipelineSummary> RunPipeline(const PipelineOptions& o, std::ostre
       continue;
     }
     // The function as loaded, for phases that compare against it.
+    // (A copy only when a phase before the reader may change the function.)
     std::optional<Function> input_function;
-    for (const Phase* p : *phases) {
-      if (p->reads_input) input_function = state.function;
-      if (input_function.has_value()) break;
+    for (size_t k = 1; k < phases->size(); ++k) {
+      if ((*phases)[k]->reads_input) {
+        input_function = state.function;
+        break;
+      }
     }
     bool dumped = false;
     bool dumps = o.print || std::any_of(phases->begin(), phases->end(), [](const Phase* p) { return p->name == "print"; });
     for (const Phase* p : *phases) {
-      PhaseContext ctx{target, state, input_function ? &*input_function : nullptr, &printed, dumps,
+      PhaseContext ctx{target, state, input_function ? &*input_function : &state.function, &printed, dumps,
                        [&](const std::string& stat, int64_t value) {
                          state.stats.push_back(PhaseStat{p->name, stat, value});
                        }};

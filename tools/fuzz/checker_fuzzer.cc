@@ -1,8 +1,8 @@
 // The checker on random edits of a correct allocation: the input picks a generated
 // function and target, then a list of edits (move an operand to another location,
 // delete an instruction, swap two instructions). The checker must never crash, and
-// it is sound: whenever it accepts an edited allocation, the interpreter must
-// agree with the original.
+// it is sound: whenever it accepts an edited allocation (CheckAllocation and
+// CheckKeepsOriginal), the interpreter must agree with the original.
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -54,7 +54,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         break;
     }
   }
-  if (!CheckAllocation(f, t).ok()) return 0;
+  if (!CheckAllocation(f, t).ok() || !CheckKeepsOriginal(*original, f, t).ok()) return 0;
   for (uint64_t seed = 1; seed <= 2; ++seed) {
     absl::Status s = CompareExecutions(*original, f, t, seed);
     // A run that hits the step limit is not a verdict on the allocation.
