@@ -520,12 +520,16 @@ absl::Status Allocator::AllocateBlockedReg(uint32_t id, uint32_t pos, std::optio
       if (!best.IsValid() || next_use_[r.index()] > next_use_[best.index()]) best = r;
     }
     if (options_.spill_nearest) {
-      // Stress: the holder needed soonest among those needed after this piece.
+      // Stress: the holder needed soonest among those needed after this piece,
+      // of the registers this piece can keep until a gap past `pos` (a fixed
+      // reference or clobber at its next instruction leaves no room to split).
       PReg nearest;
       for (PReg r : order) {
-        if (next_use_[r.index()] > first && (!nearest.IsValid() || next_use_[r.index()] < next_use_[nearest.index()])) {
-          nearest = r;
-        }
+        if (next_use_[r.index()] <= first) continue;
+        if (nearest.IsValid() && next_use_[r.index()] >= next_use_[nearest.index()]) continue;
+        uint32_t blocked = NextBlockedFor(c, r, pos);
+        if (blocked < End(c) && GapAtOrBefore(blocked) <= std::max(pos, c.from)) continue;
+        nearest = r;
       }
       if (nearest.IsValid()) best = nearest;
     }

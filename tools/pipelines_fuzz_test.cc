@@ -58,9 +58,7 @@ constexpr FuzzedPipeline kPipelines[] = {
     {"lsra_local_split", 40, 0, 10},
     {"lsra_stress_callee_saved", 40, 0, 10},
     {"lsra_stress_caller_saved", 40, 0, 10},
-    // lsra_stress_nearest is left out: on these shapes it fails in 60-90% of
-    // functions ("finds no register ... needs more registers at once than the
-    // class has"; issue 16 stays open on it).
+    {"lsra_stress_nearest", 40, 0, 10},
     {"lsra_stress_reversed", 40, 0, 10},
 };
 constexpr int kSize = 150;
