@@ -834,7 +834,9 @@ bool SameComputation(const Function& original, Inst a, const Function& allocated
   const InstData& x = original.inst(a);
   const InstData& y = allocated.inst(b);
   if (x.opcode != y.opcode || x.imm != y.imm || x.cc != y.cc || x.type != y.type) return false;
-  if (IsBranch(x.opcode)) return true;  // targets may be split edges, arguments lowered
+  if (IsBranch(x.opcode)) {  // targets may be split edges, arguments lowered
+    return !IsOpaque(x.opcode) || original.callee(static_cast<int>(x.imm)) == allocated.callee(static_cast<int>(y.imm));
+  }
   absl::Span<const Operand> xo = original.operands(a);
   absl::Span<const Operand> yo = allocated.operands(b);
   if (xo.size() != yo.size()) return false;
@@ -842,7 +844,7 @@ bool SameComputation(const Function& original, Inst a, const Function& allocated
     if (xo[k].IsDef() != yo[k].IsDef()) return false;
     if (xo[k].IsDef() && xo[k].value() != yo[k].value()) return false;
   }
-  if (x.opcode == Opcode::kCall && original.callee(static_cast<int>(x.imm)) != allocated.callee(static_cast<int>(y.imm))) {
+  if ((x.opcode == Opcode::kCall || IsOpaque(x.opcode)) && original.callee(static_cast<int>(x.imm)) != allocated.callee(static_cast<int>(y.imm))) {
     return false;
   }
   return true;

@@ -437,6 +437,7 @@ namespace {
 // entry parameter.
 absl::Status CheckArguments(const Function& func, absl::Span<const Bits> args) {
   if (func.layout().empty()) return absl::InvalidArgumentError(absl::StrCat("function %", func.name(), " has no blocks"));
+  RA_RETURN_IF_ERROR(CheckInterpretable(func));
   size_t params = func.block(func.entry()).params.size();
   if (params != args.size()) {
     return absl::InvalidArgumentError(absl::StrCat("function %", func.name(), " takes ", params, " arguments, got ",
@@ -446,6 +447,20 @@ absl::Status CheckArguments(const Function& func, absl::Span<const Bits> args) {
 }
 
 }  // namespace
+
+absl::Status CheckInterpretable(const Function& func) {
+  for (Block b : func.layout()) {
+    const std::vector<Inst>& insts = func.block(b).insts;
+    for (size_t k = 0; k < insts.size(); ++k) {
+      const InstData& d = func.inst(insts[k]);
+      if (!IsOpaque(d.opcode)) continue;
+      return absl::UnimplementedError(absl::StrCat("function %", func.name(), " is not interpretable: ", func.BlockName(b),
+                                                   ", inst ", k, " is the opaque target instruction ", OpcodeName(d.opcode),
+                                                   " %", func.callee(static_cast<int>(d.imm))));
+    }
+  }
+  return absl::OkStatus();
+}
 
 absl::StatusOr<Execution> RunOnValues(const Function& func, absl::Span<const Bits> args, const InterpOptions& options) {
   RA_RETURN_IF_ERROR(CheckArguments(func, args));

@@ -61,6 +61,11 @@ struct Execution {
 
 inline constexpr int kMemorySize = 1 << 16;
 
+// Unimplemented, naming the first one, when `func` holds an opaque target
+// instruction (`inst`, `branch`: imported machine code), whose semantics the
+// interpreter does not know; every run below starts with this check.
+absl::Status CheckInterpretable(const Function& func);
+
 // Deterministic arguments for `func`'s parameters.
 std::vector<Bits> ArgumentsForSeed(const Function& func, uint64_t seed);
 

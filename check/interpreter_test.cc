@@ -55,6 +55,20 @@ TEST(InterpreterTest, IntegerSemanticsAreTotal) {
   EXPECT_EQ(RunI64(Binary("cmp.lt"), {-1, 1}), 1);
 }
 
+TEST(InterpreterTest, OpaqueTargetInstructionsAreNotInterpretable) {
+  Function f = Parse(R"(function %f(i32) -> i32 {
+block0(v0: i32):
+    v1 = add v0, v0
+    v2@reuse0 = inst.i32 %ADD32rr(v1, v0)
+    ret v2
+}
+)");
+  absl::StatusOr<Execution> ex = RunOnValues(f, {Bits{1, 0}}, {});
+  ASSERT_FALSE(ex.ok());
+  EXPECT_EQ(ex.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(std::string(ex.status().message()), HasSubstr("block0, inst 1 is the opaque target instruction inst %ADD32rr"));
+}
+
 TEST(InterpreterTest, I32WrapsAndMemoryRoundTrips) {
   Function f = Parse(R"(function %f(i32) -> i32 {
 block0(v0: i32):

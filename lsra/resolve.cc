@@ -262,8 +262,7 @@ absl::Status Resolver::ResolveBlock(Block b) {
         case ConstraintKind::kReuse:
           // Branch arguments may be anywhere (the edge's parallel copy reads them);
           // a br's condition may not.
-          if ((!IsBranch(f_.inst(i).opcode) || (f_.inst(i).opcode == Opcode::kBr && &op == &ops[0])) &&
-              !l.IsReg()) {
+          if (static_cast<size_t>(&op - ops.data()) < NumNonArgOperands(f_.inst(i)) && !l.IsReg()) {
             return Bug(b, i, absl::StrCat(f_.ValueName(v), " needs a register, is in ", PrintLocation(l, t_)));
           }
           break;

@@ -36,6 +36,8 @@ absl::string_view OpcodeName(Opcode op) {
     case Opcode::kReload: return "reload";
     case Opcode::kMove: return "move";
     case Opcode::kParallelCopy: return "parallel_copy";
+    case Opcode::kInst: return "inst";
+    case Opcode::kBranch: return "branch";
   }
   return "?";
 }

@@ -75,8 +75,13 @@ enum class Opcode : uint8_t {
   kReload,        // v[reg] = reload v[slot]
   kMove,          // v[loc] = move v[loc]
   kParallelCopy,  // vA[..], vB[..] = parallel_copy vA[..], vB[..]  (all read, then all written)
+  // Opaque target instructions (imported machine code: tools/llvm/). The name is
+  // interned with the callees; the operands say all an allocator needs to know, and
+  // the interpreter reports a function holding one as not interpretable.
+  kInst,    // vD... = inst.T... %NAME(vA...)
+  kBranch,  // branch %NAME(vA...)[, blockT(args...)[, blockF(args...)]]  (0-2 targets)
 };
-inline constexpr int kNumOpcodes = static_cast<int>(Opcode::kParallelCopy) + 1;
+inline constexpr int kNumOpcodes = static_cast<int>(Opcode::kBranch) + 1;
 
 enum class CondCode : uint8_t { kEq, kNe, kLt, kLe, kGt, kGe, kUlt, kUle, kUgt, kUge };
 inline constexpr int kNumCondCodes = 10;
@@ -89,9 +94,12 @@ inline bool IsCommutative(Opcode op) {
   return op == Opcode::kAdd || op == Opcode::kMul || op == Opcode::kAnd || op == Opcode::kOr || op == Opcode::kXor;
 }
 inline bool IsTerminator(Opcode op) {
-  return op == Opcode::kRet || op == Opcode::kJump || op == Opcode::kBr;
+  return op == Opcode::kRet || op == Opcode::kJump || op == Opcode::kBr || op == Opcode::kBranch;
 }
-inline bool IsBranch(Opcode op) { return op == Opcode::kJump || op == Opcode::kBr; }
+// Terminators that may pass arguments to successors' parameters.
+inline bool IsBranch(Opcode op) { return op == Opcode::kJump || op == Opcode::kBr || op == Opcode::kBranch; }
+// Opaque target instructions, which only the checker, not the interpreter, can run.
+inline bool IsOpaque(Opcode op) { return op == Opcode::kInst || op == Opcode::kBranch; }
 // spill, reload, move, parallel_copy: instructions that move values between locations.
 inline bool IsMoveLike(Opcode op) {
   return op == Opcode::kSpill || op == Opcode::kReload || op == Opcode::kMove ||
@@ -254,13 +262,20 @@ struct InstData {
   Opcode opcode = Opcode::kCopy;
   CondCode cc = CondCode::kEq;   // kCmp
   Type type = Type::kI64;        // kConst, kLoad: the result type
-  uint8_t num_targets = 0;       // kJump: 1, kBr: 2
+  uint8_t num_targets = 0;       // kJump: 1, kBr: 2, kBranch: 0-2
   uint16_t num_operands = 0;
   uint32_t first_operand = 0;    // index into the function's operand pool
   int32_t clobbers = -1;         // index into Function::clobber_sets(), or -1
-  int64_t imm = 0;               // kConst: value bits; kLoad/kStore: offset; kCall: callee id
+  int64_t imm = 0;               // kConst: value bits; kLoad/kStore: offset; kCall, kInst, kBranch: name id
   BranchTarget targets[2];
 };
+
+// The number of a branch's leading operands that are not arguments to targets (a
+// br's condition, an opaque branch's uses); all operands of other instructions.
+inline size_t NumNonArgOperands(const InstData& d) {
+  if (d.num_targets > 0) return d.targets[0].first_arg;
+  return d.num_operands;
+}
 
 struct BlockData {
   std::vector<Operand> params;  // defs, one per parameter

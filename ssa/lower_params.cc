@@ -84,8 +84,8 @@ void DropBlockParams(Function& func) {
     if (b != func.entry()) func.block(b).params.clear();
     Inst term = func.Terminator(b);
     if (!term.IsValid() || !IsBranch(func.inst(term).opcode)) continue;
-    std::vector<Operand> kept;
-    if (func.inst(term).opcode == Opcode::kBr) kept.push_back(func.operands(term)[0]);
+    absl::Span<const Operand> ops = func.operands(term);
+    std::vector<Operand> kept(ops.begin(), ops.begin() + NumNonArgOperands(func.inst(term)));
     func.SetOperands(term, kept);
     InstData& d = func.inst(term);
     for (int t = 0; t < d.num_targets; ++t) d.targets[t] = BranchTarget{d.targets[t].block, static_cast<uint16_t>(kept.size()), 0};

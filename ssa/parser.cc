@@ -669,7 +669,8 @@ absl::Status Parser::ParseInst() {
       RA_RETURN_IF_ERROR(parse_offset());
       break;
     }
-    case Opcode::kCall: {
+    case Opcode::kCall:
+    case Opcode::kInst: {
       std::vector<Type> results;
       absl::string_view rest = suffix;
       while (!rest.empty()) {
@@ -686,12 +687,31 @@ absl::Status Parser::ParseInst() {
         func_.EnsureValue(ops[i].value(), results[i]);
         MarkTyped(ops[i].value());
       }
-      if (tok_.kind != Tok::kSigil || OnLaterLine(line)) return Expected("a callee (%name)");
+      if (tok_.kind != Tok::kSigil || OnLaterLine(line)) {
+        return Expected(d.opcode == Opcode::kCall ? "a callee (%name)" : "an instruction name (%name)");
+      }
       d.imm = func_.InternCallee(tok_.text);
       RA_RETURN_IF_ERROR(Advance());
       RA_RETURN_IF_ERROR(ExpectPunct("("));
       RA_RETURN_IF_ERROR(ParseOperandList(line, ops, true));
       RA_RETURN_IF_ERROR(ExpectPunct(")"));
+      break;
+    }
+    case Opcode::kBranch: {
+      RA_RETURN_IF_ERROR(need_suffix(false));
+      RA_RETURN_IF_ERROR(need_defs(0));
+      if (tok_.kind != Tok::kSigil || OnLaterLine(line)) return Expected("an instruction name (%name)");
+      d.imm = func_.InternCallee(tok_.text);
+      RA_RETURN_IF_ERROR(Advance());
+      RA_RETURN_IF_ERROR(ExpectPunct("("));
+      RA_RETURN_IF_ERROR(ParseOperandList(line, ops, true));
+      RA_RETURN_IF_ERROR(ExpectPunct(")"));
+      while (IsPunct(",") && !OnLaterLine(line)) {
+        if (d.num_targets == 2) return ErrorHere("'branch' takes at most two targets");
+        RA_RETURN_IF_ERROR(Advance());
+        RA_RETURN_IF_ERROR(ParseBranchTarget(line, d, d.num_targets, ops));
+        ++d.num_targets;
+      }
       break;
     }
     case Opcode::kRet:
@@ -765,7 +785,7 @@ absl::Status Parser::ParseInst() {
     if (d.opcode == Opcode::kConst || d.opcode == Opcode::kLoad || d.opcode == Opcode::kCmp) {
       func_.EnsureValue(v, d.type);
       MarkTyped(v);
-    } else if (d.opcode != Opcode::kCall) {
+    } else if (d.opcode != Opcode::kCall && d.opcode != Opcode::kInst) {
       func_.EnsureValue(v, Type::kI64);  // refined by Finish()
       inferred_.push_back(Inference{v, ops[num_defs].value(), def_positions[i]});
     }

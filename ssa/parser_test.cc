@@ -65,12 +65,25 @@ block0:
 block1:
     ret v0@%eax[%eax]
 }
+
+function %imported(i32) -> i32 {
+block0(v0@%edi: i32):
+    v1 = inst.i32 %MOV32r0()
+    branch %JMP_1(), block1(v0, v1)
+block1(v2: i32, v3: i32):
+    v4@reuse0, v5@%eax@early = inst.i32.i32 %ADD32rr(v3, v2@late) clobbers %rdx
+    branch %JCC_1(v4), block1(v2, v4), block2
+block2:
+    branch %TEST_ret(v5), block3
+block3:
+    branch %TRAP()
+}
 )";
 
 TEST(ParserTest, CanonicalTextRoundTripsExactly) {
   absl::StatusOr<std::vector<Function>> funcs = ParseModule(kCanonical, X86());
   ASSERT_TRUE(funcs.ok()) << funcs.status();
-  ASSERT_EQ(funcs->size(), 3u);
+  ASSERT_EQ(funcs->size(), 4u);
   EXPECT_EQ(PrintModule(*funcs, X86()), kCanonical);
   for (const Function& f : *funcs) EXPECT_TRUE(Verify(f, X86()).ok()) << Verify(f, X86());
 }

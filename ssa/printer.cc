@@ -109,6 +109,7 @@ std::string PrintInst(const Function& func, Inst inst, const Target& target) {
       absl::StrAppend(&out, ", ", d.imm);
       break;
     case Opcode::kCall:
+    case Opcode::kInst:
       for (size_t i = 0; i < num_defs; ++i) {
         absl::StrAppend(&out, ".", TypeName(func.value_type(ops[i].value())));
       }
@@ -119,6 +120,15 @@ std::string PrintInst(const Function& func, Inst inst, const Target& target) {
     case Opcode::kJump:
       out += " ";
       AppendTarget(out, func, inst, 0, target);
+      break;
+    case Opcode::kBranch:
+      absl::StrAppend(&out, " %", func.callee(static_cast<int>(d.imm)), "(");
+      AppendOperands(out, func, uses.subspan(0, NumNonArgOperands(d)), target);
+      out += ")";
+      for (int t = 0; t < d.num_targets; ++t) {
+        out += ", ";
+        AppendTarget(out, func, inst, t, target);
+      }
       break;
     case Opcode::kBr:
       out += " ";

@@ -258,8 +258,13 @@ absl::Status Verifier::CheckOperandShape(Block b, int index, Inst i) {
   };
   if (d.num_targets > 0 || (d.opcode == Opcode::kJump || d.opcode == Opcode::kBr)) {
     int expected_targets = d.opcode == Opcode::kJump ? 1 : d.opcode == Opcode::kBr ? 2 : 0;
+    if (d.opcode == Opcode::kBranch) expected_targets = d.num_targets <= 2 ? d.num_targets : 2;
     if (d.num_targets != expected_targets) return error("wrong number of branch targets");
-    size_t next = d.opcode == Opcode::kBr ? 1 : 0;
+    size_t next = d.opcode == Opcode::kBr ? 1 : d.opcode == Opcode::kBranch ? d.targets[0].first_arg : 0;
+    if (next > ops.size()) return error("branch arguments do not follow the operand order");
+    for (size_t k = 0; k < next; ++k) {
+      if (!ops[k].IsUse()) return error("an opaque branch defines no values");
+    }
     for (int t = 0; t < d.num_targets; ++t) {
       if (d.targets[t].first_arg != next) return error("branch arguments do not follow the operand order");
       next += d.targets[t].num_args;
@@ -304,8 +309,12 @@ absl::Status Verifier::CheckOperandShape(Block b, int index, Inst i) {
       RA_RETURN_IF_ERROR(counts(1, 1));
       return want(uses[0], type(defs[0]));
     case Opcode::kCall:
-      if (d.imm < 0 || d.imm >= func_.num_callees()) return error("call names no callee");
+    case Opcode::kInst:
+      if (d.imm < 0 || d.imm >= func_.num_callees()) return error(absl::StrCat(OpcodeName(d.opcode), " names no callee"));
       return absl::OkStatus();
+    case Opcode::kBranch:
+      if (d.imm < 0 || d.imm >= func_.num_callees()) return error("branch names no instruction");
+      return counts(0, ops.size());
     case Opcode::kRet:
       if (!defs.empty() || uses.size() != func_.result_types().size()) {
         return error(absl::StrCat("returns ", uses.size(), " value(s), the signature says ", func_.result_types().size()));

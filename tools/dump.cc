@@ -183,7 +183,7 @@ absl::StatusOr<Function> Loader::Load() {
       d.cc = static_cast<CondCode>(pi.cond());
       RA_ASSIGN_OR_RETURN(d.type, TypeOf(pi.type(), iwhere));
       d.imm = pi.imm();
-      if (d.opcode == Opcode::kCall && (d.imm < 0 || d.imm >= f_.num_callees())) {
+      if ((d.opcode == Opcode::kCall || IsOpaque(d.opcode)) && (d.imm < 0 || d.imm >= f_.num_callees())) {
         return Error(iwhere, absl::StrCat("callee #", d.imm, " does not exist"));
       }
       if (pi.clobbers() < -1 || pi.clobbers() >= f_.num_clobber_sets()) {
