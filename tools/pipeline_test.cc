@@ -4,9 +4,12 @@
 #include <sstream>
 #include <string>
 
+#include "absl/strings/match.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "testdata/llvm/llvm_corpus.h"
 #include "tools/dump.h"
+#include "tools/phases.h"
 
 namespace regalloc {
 namespace {
@@ -49,6 +52,33 @@ TEST(PipelineTest, DefaultJobOnTheCorpusForEveryTarget) {
     EXPECT_THAT(r.out, HasSubstr("total (14)"));
     EXPECT_THAT(r.out, HasSubstr("spill.values_spilled"));
     EXPECT_THAT(r.out, HasSubstr("check.weighted_cost"));
+  }
+}
+
+// Real machine functions LLVM compiled from the project's C programs: every
+// pipeline allocates each on its target and the checker proves it (the
+// interpreter cannot run opaque target instructions and says so).
+TEST(PipelineTest, EveryPipelineAllocatesTheLlvmCorpus) {
+  ASSERT_EQ(LlvmCorpus().size(), 2u);
+  for (const LlvmCorpusFile& file : LlvmCorpus()) {
+    int functions = 0;
+    for (size_t at = file.text.find("\nfunction %"); at != std::string::npos; at = file.text.find("\nfunction %", at + 1)) {
+      ++functions;
+    }
+    EXPECT_GE(functions, 25) << file.target;
+    std::string path = Write("llvm_" + file.target + ".ra", file.text);
+    for (const std::string& p : PhaseRegistry::Default().PipelineNames()) {
+      PipelineOptions o;
+      o.target = file.target;
+      o.in = path;
+      o.pipeline = p;
+      o.stats = true;
+      RunResult r = Pipeline(o);
+      ASSERT_TRUE(r.summary.ok()) << file.target << " " << p << ": " << r.summary.status();
+      EXPECT_EQ(r.summary->failed, 0) << file.target << " " << p << "\n" << r.err;
+      EXPECT_EQ(r.summary->functions, functions) << file.target << " " << p;
+      if (absl::StrContains(r.out, "interpret")) EXPECT_THAT(r.out, HasSubstr("interpret.not_interpretable"));
+    }
   }
 }
 
