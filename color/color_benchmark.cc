@@ -56,6 +56,18 @@ void BM_Color(benchmark::State& state) {
 }
 BENCHMARK(BM_Color)->RangeMultiplier(10)->Range(1000, 1000000)->Unit(benchmark::kMillisecond);
 
+// The whole `ssa` allocator: coalesce, spill, reload, color, lower block parameters.
+void RunSsaAllocator(const Target& t, Function& f) {
+  VirtRegs vregs;
+  ValueLocations locs;
+  LiveSets sets;
+  (void)Coalesce(f, vregs, sets).value();
+  (void)Spill(t, f, vregs, sets, locs).value();
+  (void)InsertReloads(t, f, sets, locs).value();
+  (void)Color(t, f, vregs, sets, locs).value();
+  (void)LowerBlockParams(f, t).value();
+}
+
 void BM_SsaAllocator(benchmark::State& state) {
   const Function& f = BenchmarkFunction(static_cast<int>(state.range(0)), X86());
   int insts = f.CountInstsInLayout();
@@ -63,19 +75,31 @@ void BM_SsaAllocator(benchmark::State& state) {
     state.PauseTiming();
     Function copy = f;
     state.ResumeTiming();
-    VirtRegs vregs;
-    ValueLocations locs;
-    LiveSets sets;
-    (void)Coalesce(copy, vregs, sets).value();
-    (void)Spill(X86(), copy, vregs, sets, locs).value();
-    (void)InsertReloads(X86(), copy, sets, locs).value();
-    (void)Color(X86(), copy, vregs, sets, locs).value();
-    (void)LowerBlockParams(copy, X86()).value();
+    RunSsaAllocator(X86(), copy);
     benchmark::DoNotOptimize(copy);
   }
   state.SetItemsProcessed(state.iterations() * insts);
 }
 BENCHMARK(BM_SsaAllocator)->RangeMultiplier(10)->Range(1000, 1000000)->Unit(benchmark::kMillisecond);
+
+// The whole `ssa` allocator on real code: every function of the LLVM corpus
+// (testdata/llvm) for x86-64 (0) or AArch64 (1), one allocator run per function.
+void BM_SsaAllocatorLlvmCorpus(benchmark::State& state) {
+  const RealFunctions& real = LlvmCorpusFunctions(state.range(0) == 0 ? "x86_64" : "aarch64");
+  const Target& t = *real.target;
+  for (auto _ : state) {
+    for (const Function& f : real.funcs) {
+      state.PauseTiming();
+      Function copy = f;
+      state.ResumeTiming();
+      RunSsaAllocator(t, copy);
+      benchmark::DoNotOptimize(copy);
+    }
+  }
+  state.SetItemsProcessed(state.iterations() * real.insts);
+  state.SetLabel(std::string(t.name()));
+}
+BENCHMARK(BM_SsaAllocatorLlvmCorpus)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 
 // The checker on the whole `ssa` allocator's result (block parameters lowered);
 // items are instructions of the checked function.

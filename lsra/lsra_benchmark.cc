@@ -91,6 +91,15 @@ void BM_LsraResolve(benchmark::State& state) {
 }
 BENCHMARK(BM_LsraResolve)->RangeMultiplier(10)->Range(1000, 1000000)->Unit(benchmark::kMillisecond);
 
+// The whole allocator: build, allocate, resolve, with a warm `build`.
+void RunLsra(const Target& t, Function& f, LsraBuild& build) {
+  LiveSets sets(f);
+  (void)build.Run(t, f, sets).value();
+  LsraAllocation alloc;
+  (void)alloc.Run(t, f, build).value();
+  (void)ResolveLsra(t, f, build, alloc).value();
+}
+
 void BM_LsraAllocator(benchmark::State& state) {
   const Target& t = *TargetByName("x86_64").value();
   const Function& f = BenchmarkFunction(static_cast<int>(state.range(0)), t);
@@ -106,16 +115,32 @@ void BM_LsraAllocator(benchmark::State& state) {
     state.PauseTiming();
     Function copy = f;
     state.ResumeTiming();
-    LiveSets sets(copy);
-    (void)build.Run(t, copy, sets).value();
-    LsraAllocation alloc;
-    (void)alloc.Run(t, copy, build).value();
-    (void)ResolveLsra(t, copy, build, alloc).value();
+    RunLsra(t, copy, build);
     benchmark::DoNotOptimize(copy);
   }
   state.SetItemsProcessed(state.iterations() * insts);
 }
 BENCHMARK(BM_LsraAllocator)->RangeMultiplier(10)->Range(1000, 1000000)->Unit(benchmark::kMillisecond);
+
+// The whole allocator on real code: every function of the LLVM corpus
+// (testdata/llvm) for x86-64 (0) or AArch64 (1), with one warm LsraBuild.
+void BM_LsraAllocatorLlvmCorpus(benchmark::State& state) {
+  const RealFunctions& real = LlvmCorpusFunctions(state.range(0) == 0 ? "x86_64" : "aarch64");
+  const Target& t = *real.target;
+  LsraBuild build;
+  for (auto _ : state) {
+    for (const Function& f : real.funcs) {
+      state.PauseTiming();
+      Function copy = f;
+      state.ResumeTiming();
+      RunLsra(t, copy, build);
+      benchmark::DoNotOptimize(copy);
+    }
+  }
+  state.SetItemsProcessed(state.iterations() * real.insts);
+  state.SetLabel(std::string(t.name()));
+}
+BENCHMARK(BM_LsraAllocatorLlvmCorpus)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace regalloc
