@@ -63,6 +63,11 @@ def unpack_torture(dest):
     return out
 
 
+def bank(reg):
+    """'fp' for floating-point and vector registers, 'gpr' for the others."""
+    return "fp" if re.match(r"^(xmm|ymm|[bhsdq]\d)", reg) else "gpr"
+
+
 def parse_mir(text):
     """Per function: spills, reloads, copies after allocation."""
     out = {}
@@ -76,6 +81,11 @@ def parse_mir(text):
         spills = reloads = copies = 0
         for line in body.splitlines():
             s = line.strip()
+            m = re.search(r"\$(\w+) = COPY (?:killed |renamable |undef )*\$(\w+)", s)
+            # COPYs the import keeps as instructions are not moves of an allocator:
+            # from a zero register, or between register banks (fmov, movq).
+            if m and (m.group(2) in ("wzr", "xzr") or bank(m.group(1)) != bank(m.group(2))):
+                continue
             if re.search(r" = COPY ", s):
                 copies += 1
             for slot in re.findall(r"into %stack\.(\d+)", s):
