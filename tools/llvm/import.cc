@@ -143,6 +143,7 @@ class Importer {
   const Target* target_ = nullptr;
   ImportedFunction result_;
   std::vector<int> ours_;   // LLVM register -> our PReg index, -1 when not ours or reserved
+  std::vector<unsigned> llvm_of_;  // our PReg index -> its LLVM register (0: none)
   RegSet skipped_;          // our registers LLVM or we reserve: operands on them are left out
   std::vector<int> block_index_;  // MBB number -> our block index
   std::vector<IBlock> blocks_;
@@ -194,6 +195,7 @@ absl::Status Importer::ChooseTarget() {
 
 absl::Status Importer::MapRegisters() {
   ours_.assign(tri_.getNumRegs(), -1);
+  llvm_of_.assign(target_->num_regs(), 0);
   const llvm::BitVector& reserved = mri_.getReservedRegs();
   for (unsigned reg = 1; reg < tri_.getNumRegs(); ++reg) {
     std::string name = absl::AsciiStrToLower(tri_.getName(reg));
@@ -217,6 +219,9 @@ absl::Status Importer::MapRegisters() {
       continue;
     }
     ours_[reg] = static_cast<int>(p->index());
+    if (absl::AsciiStrToLower(tri_.getName(reg)) == target_->RegName(*p) || llvm_of_[p->index()] == 0) {
+      llvm_of_[p->index()] = reg;
+    }
   }
   return absl::OkStatus();
 }
@@ -398,12 +403,7 @@ absl::Status Importer::TranslateInst(const llvm::MachineInstr& mi, IBlock& ib, c
     const llvm::MachineOperand& mo = mi.getOperand(i);
     if (mo.isRegMask()) {
       for (PReg r : target_->allocatable()) {
-        for (unsigned reg = 1; reg < ours_.size(); ++reg) {
-          if (ours_[reg] == static_cast<int>(r.index()) && mo.clobbersPhysReg(reg)) {
-            out.clobbers.Insert(r);
-            break;
-          }
-        }
+        if (llvm_of_[r.index()] != 0 && mo.clobbersPhysReg(llvm_of_[r.index()])) out.clobbers.Insert(r);
       }
       continue;
     }
@@ -685,8 +685,7 @@ absl::StatusOr<Function> Importer::Emit() {
         std::string missing;
         for (PReg r : target_->Class(cls).allocation_order) {
           bool found = false;
-          for (unsigned reg = 1; reg < ours_.size() && !found; ++reg) {
-            if (ours_[reg] != static_cast<int>(r.index())) continue;
+          if (unsigned reg = llvm_of_[r.index()]) {
             for (llvm::MCSubRegIterator s(reg, &tri_, true); s.isValid() && !found; ++s) {
               unsigned idx = *s == reg ? 0 : tri_.getSubRegIndex(reg, *s);
               found = rc->contains(*s) && (idx == 0 || tri_.getSubRegIdxOffset(idx) == 0);
