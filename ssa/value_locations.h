@@ -33,6 +33,8 @@ class ValueLocations {
   int size() const { return static_cast<int>(locs_.size()); }
   const std::vector<Location>& all() const { return locs_; }
   void Assign(std::vector<Location> locs) { locs_ = std::move(locs); }
+  // Forgets every location, keeping the capacity (for the next function).
+  void Clear() { locs_.clear(); }
 
  private:
   std::vector<Location> locs_;

@@ -1,0 +1,60 @@
+// The whole linear-scan allocator (Subzero / RyuJIT) as one reusable object:
+// live sets, lsra_build, lsra_allocate and lsra_resolve, with every buffer kept
+// between functions. This is the entry point for a compiler that takes the
+// allocator whole (the pipeline's `lsra` pipelines, the benchmarks, the LLVM
+// plugin); LsraBuild, LsraAllocation and ResolveLsra stay for those who take one
+// phase.
+//
+//   LsraAllocator allocator;                      // once per thread
+//   allocator.options().allocate.overlap = false; // every switch is an option
+//   for (Function& f : module) {
+//     absl::StatusOr<LsraAllocatorStats> s = allocator.Run(f, target);
+//   }
+//
+// Preconditions: `func` is legalized for `target` (ssa/legalize.h), in SSA form
+// and verified. Afterwards every operand has a location, block parameters are
+// resolved into edge moves (critical edges split where they need moves), ready
+// for the checker. Errors are the phases' own.
+#ifndef REGALLOC_LSRA_ALLOCATOR_H_
+#define REGALLOC_LSRA_ALLOCATOR_H_
+
+#include "absl/status/statusor.h"
+#include "liveness/live_sets.h"
+#include "lsra/allocate.h"
+#include "lsra/build.h"
+#include "lsra/resolve.h"
+#include "ssa/ir.h"
+#include "targets/target.h"
+
+namespace regalloc {
+
+struct LsraAllocatorOptions {
+  LsraBuildOptions build;
+  LsraOptions allocate;
+};
+
+struct LsraAllocatorStats {
+  LsraBuildStats build;
+  LsraAllocStats allocate;
+  LsraResolveStats resolve;
+};
+
+class LsraAllocator {
+ public:
+  explicit LsraAllocator(const LsraAllocatorOptions& options = LsraAllocatorOptions()) : options_(options) {}
+
+  LsraAllocatorOptions& options() { return options_; }
+  const LsraAllocatorOptions& options() const { return options_; }
+
+  absl::StatusOr<LsraAllocatorStats> Run(Function& func, const Target& target);
+
+ private:
+  LsraAllocatorOptions options_;
+  LiveSets sets_;
+  LsraBuild build_;
+  LsraAllocation alloc_;
+};
+
+}  // namespace regalloc
+
+#endif  // REGALLOC_LSRA_ALLOCATOR_H_
