@@ -4,13 +4,26 @@
 
 namespace regalloc {
 
-absl::StatusOr<LsraAllocatorStats> LsraAllocator::Run(Function& func, const Target& target) {
-  LsraAllocatorStats s;
+absl::StatusOr<LsraBuildStats> LsraAllocator::Build(Function& func, const Target& target) {
   if (func.IsAllocated()) return absl::FailedPreconditionError("the linear-scan allocator needs SSA form");
   sets_.Compute(func);
-  RA_ASSIGN_OR_RETURN(s.build, build_.Run(target, func, sets_, options_.build));
-  RA_ASSIGN_OR_RETURN(s.allocate, alloc_.Run(target, func, build_, options_.allocate));
-  RA_ASSIGN_OR_RETURN(s.resolve, ResolveLsra(target, func, build_, alloc_));
+  return build_.Run(target, func, sets_, options_.build);
+}
+
+absl::StatusOr<LsraAllocStats> LsraAllocator::Allocate(Function& func, const Target& target) {
+  return alloc_.Run(target, func, build_, options_.allocate);
+}
+
+absl::StatusOr<LsraResolveStats> LsraAllocator::Resolve(Function& func, const Target& target,
+                                                        const LsraResolveOptions& options) {
+  return ResolveLsra(target, func, build_, alloc_, options);
+}
+
+absl::StatusOr<LsraAllocatorStats> LsraAllocator::Run(Function& func, const Target& target) {
+  LsraAllocatorStats s;
+  RA_ASSIGN_OR_RETURN(s.build, Build(func, target));
+  RA_ASSIGN_OR_RETURN(s.allocate, Allocate(func, target));
+  RA_ASSIGN_OR_RETURN(s.resolve, Resolve(func, target));
   return s;
 }
 

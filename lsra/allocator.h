@@ -48,6 +48,17 @@ class LsraAllocator {
 
   absl::StatusOr<LsraAllocatorStats> Run(Function& func, const Target& target);
 
+  // The same in its three steps, for a driver that shows each one's result (the
+  // pipeline's lsra_build, lsra_allocate and lsra_resolve phases): call them in
+  // order on one function; Run is the three together.
+  absl::StatusOr<LsraBuildStats> Build(Function& func, const Target& target);
+  absl::StatusOr<LsraAllocStats> Allocate(Function& func, const Target& target);
+  absl::StatusOr<LsraResolveStats> Resolve(Function& func, const Target& target,
+                                           const LsraResolveOptions& options = LsraResolveOptions());
+  // What the steps left, for dumps.
+  const LsraBuild& build() const { return build_; }
+  const LsraAllocation& allocation() const { return alloc_; }
+
  private:
   LsraAllocatorOptions options_;
   LiveSets sets_;

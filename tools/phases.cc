@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "base/status_macros.h"
 #include "ssa/cfg.h"
 #include "ssa/legalize.h"
@@ -12,12 +13,14 @@
 #include "ssa/verifier.h"
 #include "coalesce/coalesce.h"
 #include "color/color.h"
+#include "color/ssa_allocator.h"
 #include "spill/reload.h"
 #include "spill/spill.h"
 #include "liveness/live_ranges.h"
 #include "liveness/live_sets.h"
 #include "liveness/print.h"
 #include "lsra/allocate.h"
+#include "lsra/allocator.h"
 #include "lsra/build.h"
 #include "lsra/resolve.h"
 #include "check/checker.h"
@@ -115,6 +118,16 @@ ValueLocations LocationsOf(const DumpedFunction& state) {
   return locs;
 }
 
+PhaseOption SpillHeuristicOption() {
+  return PhaseOption::Choice("heuristic", {"farthest_def", "belady"},
+                             "the spiller's victim: defined farthest back (Cretonne), or used farthest ahead "
+                             "(Belady; Braun & Hack 2009)");
+}
+
+SpillHeuristic SpillHeuristicOf(const PhaseArgs& a) {
+  return a.Get("heuristic") == "belady" ? SpillHeuristic::kFarthestNextUse : SpillHeuristic::kFarthestDef;
+}
+
 // The `ssa` allocator (issue 6): coalesce, spill, reload, color.
 void RegisterSsaPhases(PhaseRegistry& r) {
   r.Register(Phase{"coalesce", "CSSA virtual registers: parameters and their arguments, interference-free (coalesce/)",
@@ -134,25 +147,22 @@ void RegisterSsaPhases(PhaseRegistry& r) {
                      }
                      return absl::OkStatus();
                    }});
-  auto spill_phase = [](std::string name, SpillHeuristic heuristic, std::string description) {
-    return Phase{std::move(name), std::move(description), {"virtual_registers"}, {"spilled"}, {"liveness"},
-                 [heuristic](PhaseContext& c) -> absl::Status {
-                   VirtRegs vregs = VirtRegsOf(c.state);
-                   ValueLocations locs;
-                   SpillOptions options;
-                   options.heuristic = heuristic;
-                   RA_ASSIGN_OR_RETURN(SpillStats s, Spill(c.target, c.state.function, vregs, locs, options));
-                   c.stat("values_spilled", s.values_spilled);
-                   c.stat("decisions", s.spill_decisions);
-                   c.stat("constraint_copies", s.prepare.copies);
-                   c.state.value_locations = locs.all();
-                   return absl::OkStatus();
-                 }};
-  };
-  r.Register(spill_phase("spill", SpillHeuristic::kFarthestDef,
-                         "farthest-def spilling: values in registers fit every instruction (spill/)"));
-  r.Register(spill_phase("spill_belady", SpillHeuristic::kFarthestNextUse,
-                         "spilling by farthest next use instead (Belady; Braun & Hack 2009) (spill/)"));
+  Phase spill{"spill", "farthest-def spilling: values in registers fit every instruction (spill/)",
+              {"virtual_registers"}, {"spilled"}, {"liveness"},
+              [](PhaseContext& c) -> absl::Status {
+                VirtRegs vregs = VirtRegsOf(c.state);
+                ValueLocations locs;
+                SpillOptions options;
+                options.heuristic = SpillHeuristicOf(c.args);
+                RA_ASSIGN_OR_RETURN(SpillStats s, Spill(c.target, c.state.function, vregs, locs, options));
+                c.stat("values_spilled", s.values_spilled);
+                c.stat("decisions", s.spill_decisions);
+                c.stat("constraint_copies", s.prepare.copies);
+                c.state.value_locations = locs.all();
+                return absl::OkStatus();
+              }};
+  spill.options = {SpillHeuristicOption()};
+  r.Register(std::move(spill));
   r.Register(Phase{"reload", "reloads before register uses of spilled values, stores after their defs (spill/)",
                    {"spilled"}, {"reloaded"}, {"liveness"},
                    [](PhaseContext& c) -> absl::Status {
@@ -179,22 +189,43 @@ void RegisterSsaPhases(PhaseRegistry& r) {
                    }});
   r.SetConflicts("coalesce", {"virtual_registers", "locations"});
   r.SetConflicts("spill", {"spilled", "locations"});
-  r.SetConflicts("spill_belady", {"spilled", "locations"});
   r.SetConflicts("reload", {"reloaded", "locations"});
   r.SetConflicts("color", {"locations"});
   r.RegisterPipeline("ssa", {"legalize", "liveness", "coalesce", "spill", "reload", "color", "lower_params", "check",
                              "interpret"});
   // The same with Belady's heuristic instead of farthest-def, to compare.
-  r.RegisterPipeline("ssa_belady", {"legalize", "liveness", "coalesce", "spill_belady", "reload", "color",
+  r.RegisterPipeline("ssa_belady", {"legalize", "liveness", "coalesce", "spill{heuristic=belady}", "reload", "color",
                                     "lower_params", "check", "interpret"});
+  // The same allocator as one object (color/ssa_allocator.h): what a compiler
+  // reusing the toolkit calls, without the dumps between phases.
+  Phase whole{"ssa_allocate",
+              "the whole ssa allocator as one reusable object: coalesce, spill, reload, color, lower_params",
+              {"legal"}, {"locations", "lowered", "no_critical_edges"}, {"liveness"},
+              [](PhaseContext& c) -> absl::Status {
+                if (c.state.function.IsAllocated()) {
+                  return absl::FailedPreconditionError("ssa_allocate needs SSA form; this function is allocated");
+                }
+                SsaAllocatorOptions options;
+                options.spill = SpillHeuristicOf(c.args);
+                SsaAllocator allocator(options);
+                RA_ASSIGN_OR_RETURN(SsaAllocationStats s, allocator.Run(c.state.function, c.target));
+                c.stat("vregs", s.coalesce.vregs);
+                c.stat("values_spilled", s.spill.values_spilled);
+                c.stat("reloads", s.reload.reloads);
+                c.stat("spills", s.reload.spills);
+                c.stat("moves", s.color.moves + s.lower.moves);
+                return absl::OkStatus();
+              }};
+  whole.options = {SpillHeuristicOption()};
+  r.Register(std::move(whole));
+  r.SetConflicts("ssa_allocate", {"locations"});
+  r.RegisterPipeline("ssa_allocate", {"legalize", "ssa_allocate", "check", "interpret"});
 }
 
 }  // namespace
 
 struct LsraPipelineState {
-  LiveSets sets;  // what lsra_build was given; exact for resolution too
-  LsraBuild build;
-  LsraAllocation alloc;
+  LsraAllocator allocator;  // its steps run as lsra_build, lsra_allocate, lsra_resolve
 };
 
 namespace {
@@ -207,41 +238,71 @@ absl::StatusOr<LsraPipelineState*> LsraStateOf(PhaseContext& c, const char* phas
   return c.state.lsra.get();
 }
 
-// The linear-scan allocator (issue 7).
-void RegisterLsraPhases(PhaseRegistry& r) {
-  auto build_phase = [](std::string name, LsraBuildOptions options, std::string description) {
-    return Phase{std::move(name), std::move(description), {"legal"}, {"lsra_intervals"}, {"liveness"},
-                 [options](PhaseContext& c) -> absl::Status {
-                   Function& f = c.state.function;
-                   if (f.IsAllocated()) return absl::FailedPreconditionError("lsra_build needs SSA form");
-                   auto state = std::make_shared<LsraPipelineState>();
-                   state->sets.Compute(f);
-                   RA_ASSIGN_OR_RETURN(LsraBuildStats s, state->build.Run(c.target, f, state->sets, options));
-                   c.stat("intervals", s.intervals);
-                   c.stat("ranges", s.ranges);
-                   c.stat("refs", s.refs);
-                   c.stat("fixed_refs", s.fixed_refs);
-                   c.stat("critical_edges", s.critical_edges);
-                   c.stat("reuse_copies", s.reuse_copies);
-                   c.stat("commuted", s.commuted);
-                   c.state.lsra_printed = c.dumps ? state->build.Print(f, c.target) : std::string();
-                   c.state.lsra = std::move(state);
-                   return absl::OkStatus();
-                 }};
+// lsra_allocate's options: the fields of LsraOptions (lsra/allocate.h).
+std::vector<PhaseOption> LsraAllocateOptions() {
+  LsraOptions d;
+  return {
+      PhaseOption::Bool("preference", d.preference, "Subzero's register preference for a def whose source dies"),
+      PhaseOption::Bool("overlap", d.overlap, "Subzero's register overlap: a copy may share its live source's register"),
+      PhaseOption::Bool("scoring", d.scoring, "RyuJIT's selection rules among free registers (off: hint, else free longest)"),
+      PhaseOption::Bool("seed_blocks", d.seed_blocks, "RyuJIT's block-start locations from the seed predecessor"),
+      PhaseOption::Bool("second_chance", d.second_chance, "Subzero's repeat-until-convergence rounds for stack pieces"),
+      PhaseOption::Bool("spill_before_loops", d.spill_before_loops,
+                        "Wimmer's split position for an evicted interval (off: at the current position)"),
+      PhaseOption::Bool("local_split", d.local_split, "Subzero's block-local splitting at every block start"),
+      PhaseOption::Bool("spill_nearest", d.spill_nearest, "stress: evict the register needed soonest"),
+      PhaseOption::Choice("registers", {"all", "callee_saved", "caller_saved"},
+                          "stress: allocate only from callee-saved or caller-saved registers"),
   };
-  r.Register(build_phase("lsra_build", LsraBuildOptions(),
-                         "linear scan: block order, intervals, RefPositions, fixed registers (lsra/)"));
-  LsraBuildOptions reversed;
-  reversed.reverse_order = true;
-  r.Register(build_phase("lsra_build_reversed", reversed, "stress: lsra_build with the block order reversed"));
+}
+
+LsraOptions LsraOptionsOf(const PhaseArgs& a) {
+  LsraOptions o;
+  o.preference = a.Flag("preference");
+  o.overlap = a.Flag("overlap");
+  o.scoring = a.Flag("scoring");
+  o.seed_blocks = a.Flag("seed_blocks");
+  o.second_chance = a.Flag("second_chance");
+  o.spill_before_loops = a.Flag("spill_before_loops");
+  o.local_split = a.Flag("local_split");
+  o.spill_nearest = a.Flag("spill_nearest");
+  const std::string& r = a.Get("registers");
+  o.registers = r == "callee_saved"   ? LsraOptions::Registers::kCalleeSavedOnly
+                : r == "caller_saved" ? LsraOptions::Registers::kCallerSavedOnly
+                                      : LsraOptions::Registers::kAll;
+  return o;
+}
+
+// The linear-scan allocator (issue 7): the three steps of one LsraAllocator.
+void RegisterLsraPhases(PhaseRegistry& r) {
+  Phase build{"lsra_build", "linear scan: block order, intervals, RefPositions, fixed registers (lsra/)",
+              {"legal"}, {"lsra_intervals"}, {"liveness"},
+              [](PhaseContext& c) -> absl::Status {
+                Function& f = c.state.function;
+                auto state = std::make_shared<LsraPipelineState>();
+                state->allocator.options().build.reverse_order = c.args.Flag("reverse_order");
+                RA_ASSIGN_OR_RETURN(LsraBuildStats s, state->allocator.Build(f, c.target));
+                c.stat("intervals", s.intervals);
+                c.stat("ranges", s.ranges);
+                c.stat("refs", s.refs);
+                c.stat("fixed_refs", s.fixed_refs);
+                c.stat("critical_edges", s.critical_edges);
+                c.stat("reuse_copies", s.reuse_copies);
+                c.stat("commuted", s.commuted);
+                c.state.lsra_printed = c.dumps ? state->allocator.build().Print(f, c.target) : std::string();
+                c.state.lsra = std::move(state);
+                return absl::OkStatus();
+              }};
+  build.options = {PhaseOption::Bool("reverse_order", false,
+                                     "stress (RyuJIT): the blocks after the entry in reverse order")};
+  r.Register(std::move(build));
   r.SetConflicts("lsra_build", {"locations"});
-  r.SetConflicts("lsra_build_reversed", {"locations"});
-  auto allocate_phase = [](std::string name, LsraOptions options, std::string description) {
-    return Phase{std::move(name), std::move(description), {"lsra_intervals"}, {"lsra_allocation"}, {},
-                 [options](PhaseContext& c) -> absl::Status {
+  Phase allocate{"lsra_allocate", "linear scan with lifetime holes and interval splitting (lsra/)",
+                 {"lsra_intervals"}, {"lsra_allocation"}, {},
+                 [](PhaseContext& c) -> absl::Status {
                    RA_ASSIGN_OR_RETURN(LsraPipelineState * state, LsraStateOf(c, "lsra_allocate"));
-                   RA_ASSIGN_OR_RETURN(LsraAllocStats s,
-                                       state->alloc.Run(c.target, c.state.function, state->build, options));
+                   state->allocator.options().allocate = LsraOptionsOf(c.args);
+                   RA_ASSIGN_OR_RETURN(LsraAllocStats s, state->allocator.Allocate(c.state.function, c.target));
                    c.stat("children", s.children);
                    c.stat("splits", s.splits);
                    c.stat("stack_pieces", s.spilled);
@@ -250,52 +311,20 @@ void RegisterLsraPhases(PhaseRegistry& r) {
                    c.stat("recovered", s.recovered);
                    c.stat("seeded", s.seeded);
                    c.stat("rounds", s.rounds);
-                   if (c.dumps) absl::StrAppend(&c.state.lsra_printed, state->alloc.Print(c.state.function, c.target));
+                   if (c.dumps) {
+                     absl::StrAppend(&c.state.lsra_printed,
+                                     state->allocator.allocation().Print(c.state.function, c.target));
+                   }
                    return absl::OkStatus();
                  }};
-  };
-  r.Register(allocate_phase("lsra_allocate", LsraOptions(),
-                            "linear scan with lifetime holes and interval splitting (lsra/)"));
-  // Each switch of LsraOptions as a phase of its own, so that its effect can be
-  // measured and the fuzz test runs it.
-  struct Variant {
-    const char* name;
-    const char* description;
-    void (*set)(LsraOptions&);
-  };
-  const Variant variants[] = {
-      {"lsra_allocate_nopref", "lsra_allocate without register preference",
-       [](LsraOptions& o) { o.preference = false; }},
-      {"lsra_allocate_nooverlap", "lsra_allocate without register overlap", [](LsraOptions& o) { o.overlap = false; }},
-      {"lsra_allocate_noscoring", "lsra_allocate taking the hint or the register free the longest, without RyuJIT's selection rules",
-       [](LsraOptions& o) { o.scoring = false; }},
-      {"lsra_allocate_noseed", "lsra_allocate without RyuJIT's block-start locations from the seed predecessor",
-       [](LsraOptions& o) { o.seed_blocks = false; }},
-      {"lsra_allocate_second_chance",
-       "lsra_allocate with Subzero's repeat-until-convergence (second-chance rounds)",
-       [](LsraOptions& o) { o.second_chance = true; }},
-      {"lsra_allocate_evict_in_place", "lsra_allocate splitting an evicted interval at the current position",
-       [](LsraOptions& o) { o.spill_before_loops = false; }},
-      {"lsra_allocate_callee_saved", "stress: lsra_allocate from callee-saved registers only",
-       [](LsraOptions& o) { o.registers = LsraOptions::Registers::kCalleeSavedOnly; }},
-      {"lsra_allocate_caller_saved", "stress: lsra_allocate from caller-saved registers only",
-       [](LsraOptions& o) { o.registers = LsraOptions::Registers::kCallerSavedOnly; }},
-      {"lsra_allocate_local_split", "lsra_allocate with Subzero's block-local splitting",
-       [](LsraOptions& o) { o.local_split = true; }},
-      {"lsra_allocate_nearest", "stress: lsra_allocate evicting the register needed soonest",
-       [](LsraOptions& o) { o.spill_nearest = true; }},
-  };
-  for (const Variant& v : variants) {
-    LsraOptions options;
-    v.set(options);
-    r.Register(allocate_phase(v.name, options, v.description));
-  }
+  allocate.options = LsraAllocateOptions();
+  r.Register(std::move(allocate));
   r.Register(Phase{"lsra_resolve", "linear scan resolution: operand locations, split and edge moves (lsra/)",
                    {"lsra_allocation"}, {"locations", "lowered"}, {"liveness"},
                    [](PhaseContext& c) -> absl::Status {
                      RA_ASSIGN_OR_RETURN(LsraPipelineState * state, LsraStateOf(c, "lsra_resolve"));
-                     RA_ASSIGN_OR_RETURN(LsraResolveStats s,
-                                         ResolveLsra(c.target, c.state.function, state->build, state->alloc, LsraResolveOptions{c.dumps}));
+                     RA_ASSIGN_OR_RETURN(LsraResolveStats s, state->allocator.Resolve(c.state.function, c.target,
+                                                                                      LsraResolveOptions{c.dumps}));
                      c.stat("gap_moves", s.gap_moves);
                      c.stat("edge_moves", s.edge_moves);
                      c.stat("edges_split", s.edges_split);
@@ -308,18 +337,19 @@ void RegisterLsraPhases(PhaseRegistry& r) {
     r.RegisterPipeline(name, {"legalize", "liveness", build, allocate, "lsra_resolve", "check", "interpret"});
   };
   lsra("lsra", "lsra_build", "lsra_allocate");
-  // Each enhancement off, and RyuJIT-style stress modes (run by the fuzz test).
-  lsra("lsra_nopref", "lsra_build", "lsra_allocate_nopref");
-  lsra("lsra_nooverlap", "lsra_build", "lsra_allocate_nooverlap");
-  lsra("lsra_noscoring", "lsra_build", "lsra_allocate_noscoring");
-  lsra("lsra_noseed", "lsra_build", "lsra_allocate_noseed");
-  lsra("lsra_second_chance", "lsra_build", "lsra_allocate_second_chance");
-  lsra("lsra_evict_in_place", "lsra_build", "lsra_allocate_evict_in_place");
-  lsra("lsra_local_split", "lsra_build", "lsra_allocate_local_split");
-  lsra("lsra_stress_callee_saved", "lsra_build", "lsra_allocate_callee_saved");
-  lsra("lsra_stress_caller_saved", "lsra_build", "lsra_allocate_caller_saved");
-  lsra("lsra_stress_nearest", "lsra_build", "lsra_allocate_nearest");
-  lsra("lsra_stress_reversed", "lsra_build_reversed", "lsra_allocate");
+  // Each enhancement off, and RyuJIT-style stress modes (run by the fuzz test):
+  // names for option sets.
+  lsra("lsra_nopref", "lsra_build", "lsra_allocate{preference=false}");
+  lsra("lsra_nooverlap", "lsra_build", "lsra_allocate{overlap=false}");
+  lsra("lsra_noscoring", "lsra_build", "lsra_allocate{scoring=false}");
+  lsra("lsra_noseed", "lsra_build", "lsra_allocate{seed_blocks=false}");
+  lsra("lsra_second_chance", "lsra_build", "lsra_allocate{second_chance=true}");
+  lsra("lsra_evict_in_place", "lsra_build", "lsra_allocate{spill_before_loops=false}");
+  lsra("lsra_local_split", "lsra_build", "lsra_allocate{local_split=true}");
+  lsra("lsra_stress_callee_saved", "lsra_build", "lsra_allocate{registers=callee_saved}");
+  lsra("lsra_stress_caller_saved", "lsra_build", "lsra_allocate{registers=caller_saved}");
+  lsra("lsra_stress_nearest", "lsra_build", "lsra_allocate{spill_nearest=true}");
+  lsra("lsra_stress_reversed", "lsra_build{reverse_order=true}", "lsra_allocate");
 }
 
 // The correctness harness and the reference allocator (tools/).
@@ -394,6 +424,91 @@ const Phase* PhaseRegistry::Find(const std::string& name) const {
   return it == phases_.end() ? nullptr : &it->second;
 }
 
+PhaseOption PhaseOption::Bool(std::string name, bool default_value, std::string description) {
+  return PhaseOption{std::move(name), std::move(description), {"true", "false"}, default_value ? "true" : "false"};
+}
+
+PhaseOption PhaseOption::Choice(std::string name, std::vector<std::string> values, std::string description) {
+  std::string first = values.front();
+  return PhaseOption{std::move(name), std::move(description), std::move(values), std::move(first)};
+}
+
+const std::string& PhaseArgs::Get(const std::string& name) const {
+  static const std::string* none = new std::string();
+  auto it = values_.find(name);
+  return it == values_.end() ? *none : it->second;
+}
+
+std::vector<std::string> SplitPhaseList(const std::vector<std::string>& pieces) {
+  std::vector<std::string> out;
+  int depth = 0;
+  for (const std::string& list : pieces) {
+    size_t start = 0;
+    for (size_t i = 0; i <= list.size(); ++i) {
+      if (i < list.size() && list[i] == '{') ++depth;
+      if (i < list.size() && list[i] == '}') --depth;
+      if (i < list.size() && (list[i] != ',' || depth > 0)) continue;
+      std::string piece = list.substr(start, i - start);
+      start = i + 1;
+      // Inside braces a comma separates options: join with the previous piece.
+      bool open = !out.empty() && std::count(out.back().begin(), out.back().end(), '{') >
+                                      std::count(out.back().begin(), out.back().end(), '}');
+      if (open) {
+        absl::StrAppend(&out.back(), ",", piece);
+      } else {
+        out.push_back(std::move(piece));
+      }
+    }
+    if (depth > 0) depth = 0;  // an unclosed brace: Parse says so
+  }
+  return out;
+}
+
+absl::StatusOr<PhaseCall> PhaseRegistry::Parse(const std::string& text) const {
+  size_t brace = text.find('{');
+  std::string name = text.substr(0, brace);
+  PhaseCall call;
+  call.phase = Find(name);
+  if (call.phase == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown phase '", name, "'; available phases: ", absl::StrJoin(Names(), ", ")));
+  }
+  for (const PhaseOption& o : call.phase->options) call.args.Set(o.name, o.default_value);
+  std::vector<std::string> written;
+  if (brace != std::string::npos) {
+    if (text.back() != '}' || text.find('{', brace + 1) != std::string::npos ||
+        text.find('}') != text.size() - 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("phase '", text, "': options go in one pair of braces at the end: ", name, "{option=value,...}"));
+    }
+    std::string inside = text.substr(brace + 1, text.size() - brace - 2);
+    for (absl::string_view item : absl::StrSplit(inside, absl::ByAnyChar(", \t"), absl::SkipEmpty())) {
+      std::vector<std::string> kv = absl::StrSplit(item, absl::MaxSplits('=', 1));
+      const PhaseOption* option = nullptr;
+      for (const PhaseOption& o : call.phase->options) {
+        if (o.name == kv[0]) option = &o;
+      }
+      if (option == nullptr) {
+        std::vector<std::string> known;
+        for (const PhaseOption& o : call.phase->options) known.push_back(o.name);
+        return absl::InvalidArgumentError(absl::StrCat(
+            "phase '", name, "' has no option '", kv[0], "'",
+            known.empty() ? std::string(" (it takes none)") : absl::StrCat("; its options: ", absl::StrJoin(known, ", "))));
+      }
+      // `name{flag}` sets a switch.
+      std::string value = kv.size() == 2 ? kv[1] : (option->values.front() == "true" ? "true" : "");
+      if (std::find(option->values.begin(), option->values.end(), value) == option->values.end()) {
+        return absl::InvalidArgumentError(absl::StrCat("phase '", name, "': option ", option->name, " takes ",
+                                                       absl::StrJoin(option->values, " or "), ", not '", value, "'"));
+      }
+      call.args.Set(option->name, value);
+      written.push_back(absl::StrCat(option->name, "=", value));
+    }
+  }
+  call.text = written.empty() ? name : absl::StrCat(name, "{", absl::StrJoin(written, ","), "}");
+  return call;
+}
+
 std::vector<std::string> PhaseRegistry::Names() const {
   std::vector<std::string> names;
   for (const auto& [name, phase] : phases_) names.push_back(name);
@@ -423,17 +538,15 @@ std::vector<std::string> PhaseRegistry::PipelineNames() const {
   return names;
 }
 
-absl::StatusOr<std::vector<const Phase*>> PhaseRegistry::Resolve(const std::vector<std::string>& names,
-                                                                 const std::set<std::string>& initial) const {
+absl::StatusOr<std::vector<PhaseCall>> PhaseRegistry::Resolve(const std::vector<std::string>& names,
+                                                              const std::set<std::string>& initial) const {
   if (names.empty()) return absl::InvalidArgumentError("no phases given");
-  std::vector<const Phase*> out;
+  std::vector<PhaseCall> out;
   std::set<std::string> have = initial;
-  for (const std::string& name : names) {
-    const Phase* p = Find(name);
-    if (p == nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat("unknown phase '", name, "'; available phases: ",
-                                                     absl::StrJoin(Names(), ", ")));
-    }
+  for (const std::string& text : names) {
+    RA_ASSIGN_OR_RETURN(PhaseCall call, Parse(text));
+    const Phase* p = call.phase;
+    const std::string& name = p->name;
     for (const std::string& need : p->needs) {
       if (have.count(need) == 0) {
         std::vector<std::string> producers;
@@ -456,7 +569,7 @@ absl::StatusOr<std::vector<const Phase*>> PhaseRegistry::Resolve(const std::vect
     }
     for (const std::string& gone : p->invalidates) have.erase(gone);
     for (const std::string& made : p->produces) have.insert(made);
-    out.push_back(p);
+    out.push_back(std::move(call));
   }
   return out;
 }
@@ -471,7 +584,7 @@ std::set<std::string> InitialResults(const DumpedFunction& state, const PhaseReg
     if (lowered) have.insert("lowered");
   }
   for (const std::string& name : state.phases_run) {
-    if (const Phase* p = registry.Find(name)) {
+    if (const Phase* p = registry.Find(name.substr(0, name.find('{')))) {
       for (const std::string& gone : p->invalidates) have.erase(gone);
       for (const std::string& made : p->produces) have.insert(made);
     }

@@ -11,6 +11,13 @@
 // result), `lowered` (no block parameters left). A phase lists the results it
 // requires and the ones it produces; phases that change the function in ways that
 // break a result list it in `invalidates`.
+//
+// Options: a phase may take named options, written after its name in braces
+// (MLIR's pass-option syntax), separated by commas or spaces:
+//   --phases=legalize,liveness,lsra_build,lsra_allocate{overlap=false,scoring=false},lsra_resolve
+// Each option has a default, so `lsra_allocate` alone means every default;
+// `--list` shows each phase's options and their values. A named pipeline is a
+// phase list with options set (`lsra_nooverlap` is `lsra_allocate{overlap=false}`).
 #ifndef REGALLOC_TOOLS_PHASES_H_
 #define REGALLOC_TOOLS_PHASES_H_
 
@@ -28,6 +35,30 @@
 
 namespace regalloc {
 
+// One option of a phase: boolean (values "true", "false") or a choice among
+// `values`, the first of which is the default unless `default_value` says.
+struct PhaseOption {
+  std::string name;
+  std::string description;
+  std::vector<std::string> values;  // allowed values; {"true", "false"} for a switch
+  std::string default_value;
+  static PhaseOption Bool(std::string name, bool default_value, std::string description);
+  static PhaseOption Choice(std::string name, std::vector<std::string> values, std::string description);
+};
+
+// The values of a phase's options for one run: every option present (defaults
+// filled in).
+class PhaseArgs {
+ public:
+  const std::string& Get(const std::string& name) const;
+  bool Flag(const std::string& name) const { return Get(name) == "true"; }
+  void Set(const std::string& name, std::string value) { values_[name] = std::move(value); }
+  const std::map<std::string, std::string>& all() const { return values_; }
+
+ private:
+  std::map<std::string, std::string> values_;
+};
+
 // What a phase adapter may read and change.
 struct PhaseContext {
   const Target& target;
@@ -40,6 +71,8 @@ struct PhaseContext {
   bool dumps = false;
   // Records a statistic of the running phase.
   std::function<void(const std::string& name, int64_t value)> stat;
+  // The phase's options.
+  const PhaseArgs& args;
 };
 
 struct Phase {
@@ -55,7 +88,21 @@ struct Phase {
   // Results in whose presence the phase refuses to run (`spill` on a function
   // already spilled).
   std::vector<std::string> conflicts;
+  // Named options (see above).
+  std::vector<PhaseOption> options;
 };
+
+// A phase with its options, as written in a phase list.
+struct PhaseCall {
+  const Phase* phase = nullptr;
+  PhaseArgs args;
+  std::string text;  // as written, normalized: `lsra_allocate{overlap=false}`
+};
+
+// Splits a comma-separated phase list, keeping commas inside braces:
+// "a,b{x=1,y=2},c" → {"a", "b{x=1,y=2}", "c"}. Also rejoins a list that a flag
+// parser already split at every comma.
+std::vector<std::string> SplitPhaseList(const std::vector<std::string>& pieces);
 
 class PhaseRegistry {
  public:
@@ -63,7 +110,12 @@ class PhaseRegistry {
   static const PhaseRegistry& Default();
 
   void Register(Phase phase);
+  // The phase named `name` (without options), or null.
   const Phase* Find(const std::string& name) const;
+  // Parses `name{option=value, ...}`: the phase and every option's value.
+  // InvalidArgument names an unknown phase, option or value and lists the
+  // allowed ones.
+  absl::StatusOr<PhaseCall> Parse(const std::string& text) const;
   std::vector<std::string> Names() const;
 
   // Named phase lists: `--pipeline=NAME`.
@@ -76,8 +128,8 @@ class PhaseRegistry {
   // Looks the phases up and checks that each one's requirements are produced by
   // the input (`initial`) or an earlier phase. Errors name the phase and list what
   // is available.
-  absl::StatusOr<std::vector<const Phase*>> Resolve(const std::vector<std::string>& names,
-                                                    const std::set<std::string>& initial) const;
+  absl::StatusOr<std::vector<PhaseCall>> Resolve(const std::vector<std::string>& names,
+                                                 const std::set<std::string>& initial) const;
 
  private:
   std::map<std::string, Phase> phases_;

@@ -125,32 +125,37 @@ std::string Micros(absl::Duration d) { return absl::StrFormat("%.1f", absl::ToDo
 
 absl::StatusOr<PipelineSummary> RunPipeline(const PipelineOptions& o, std::ostream& out, std::ostream& err) {
   const PhaseRegistry& registry = PhaseRegistry::Default();
-  std::vector<std::string> names = o.phases;
+  std::vector<std::string> names = SplitPhaseList(o.phases);
   if (!names.empty() && !o.pipeline.empty()) {
     return absl::InvalidArgumentError("give --phases or --pipeline, not both");
   }
   if (names.empty()) {
     RA_ASSIGN_OR_RETURN(names, registry.Pipeline(o.pipeline.empty() ? kDefaultPipeline : o.pipeline));
   }
-  for (const std::string& n : names) {
-    if (registry.Find(n) == nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat("unknown phase '", n, "'; available phases: ",
-                                                     absl::StrJoin(registry.Names(), ", ")));
-    }
+  // Each phase and its options, checked once; written back normalized.
+  std::vector<std::string> bare;  // the names without options
+  for (std::string& n : names) {
+    RA_ASSIGN_OR_RETURN(PhaseCall call, registry.Parse(n));
+    n = call.text;
+    bare.push_back(call.phase->name);
   }
   // Every allocation is checked: after the last phase producing locations, add
   // `check` unless it follows already.
   if (o.check) {
     int last_alloc = -1, last_check = -1;
     for (size_t i = 0; i < names.size(); ++i) {
-      const Phase* p = registry.Find(names[i]);
+      const Phase* p = registry.Find(bare[i]);
       if (std::count(p->produces.begin(), p->produces.end(), "locations")) last_alloc = static_cast<int>(i);
-      if (names[i] == "check") last_check = static_cast<int>(i);
+      if (bare[i] == "check") last_check = static_cast<int>(i);
     }
-    if (last_alloc >= 0 && last_check < last_alloc) names.push_back("check");
+    if (last_alloc >= 0 && last_check < last_alloc) {
+      names.push_back("check");
+      bare.push_back("check");
+    }
   }
   if (!o.dump_after.empty()) {
-    if (std::find(names.begin(), names.end(), o.dump_after) == names.end()) {
+    if (std::find(names.begin(), names.end(), o.dump_after) == names.end() &&
+        std::find(bare.begin(), bare.end(), o.dump_after) == bare.end()) {
       return absl::InvalidArgumentError(absl::StrCat("--dump_after=", o.dump_after, " is not among the phases (",
                                                      absl::StrJoin(names, ", "), ")"));
     }
@@ -182,7 +187,7 @@ absl::StatusOr<PipelineSummary> RunPipeline(const PipelineOptions& o, std::ostre
       ++summary.failed;
       continue;
     }
-    absl::StatusOr<std::vector<const Phase*>> phases = registry.Resolve(names, InitialResults(state, registry));
+    absl::StatusOr<std::vector<PhaseCall>> phases = registry.Resolve(names, InitialResults(state, registry));
     if (!phases.ok()) {
       resolve_errors[std::string(phases.status().message())].push_back(absl::StrCat("%", f.name()));
       status[fi] = "error";
@@ -193,18 +198,21 @@ absl::StatusOr<PipelineSummary> RunPipeline(const PipelineOptions& o, std::ostre
     // (A copy only when a phase before the reader may change the function.)
     std::optional<Function> input_function;
     for (size_t k = 1; k < phases->size(); ++k) {
-      if ((*phases)[k]->reads_input) {
+      if ((*phases)[k].phase->reads_input) {
         input_function = state.function;
         break;
       }
     }
     bool dumped = false;
-    bool dumps = o.print || std::any_of(phases->begin(), phases->end(), [](const Phase* p) { return p->name == "print"; });
-    for (const Phase* p : *phases) {
+    bool dumps = o.print || std::any_of(phases->begin(), phases->end(),
+                                        [](const PhaseCall& p) { return p.phase->name == "print"; });
+    for (const PhaseCall& call : *phases) {
+      const Phase* p = call.phase;
       PhaseContext ctx{target, state, input_function ? &*input_function : &state.function, &printed, dumps,
                        [&](const std::string& stat, int64_t value) {
                          state.stats.push_back(PhaseStat{p->name, stat, value});
-                       }};
+                       },
+                       call.args};
       absl::Time start = absl::Now();
       absl::Status s = p->run(ctx);
       times[fi].push_back(absl::Now() - start);
@@ -214,11 +222,11 @@ absl::StatusOr<PipelineSummary> RunPipeline(const PipelineOptions& o, std::ostre
         ++summary.failed;
         break;
       }
-      state.phases_run.push_back(p->name);
+      state.phases_run.push_back(call.text);
       // A phase that changes the function makes a recorded liveness stale (a
       // dump with it would not load): drop the record.
       if (std::count(p->invalidates.begin(), p->invalidates.end(), "liveness")) state.liveness = LivenessRecord();
-      if (!dumped && p->name == o.dump_after) {
+      if (!dumped && (p->name == o.dump_after || call.text == o.dump_after)) {
         snapshots.push_back(state);
         dumped = true;
       }

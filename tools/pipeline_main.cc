@@ -19,7 +19,9 @@
 
 ABSL_FLAG(std::string, target, "", "x86_64 (default), x86_64_win, aarch64 or armv7");
 ABSL_FLAG(bool, frame_pointer, false, "reserve the frame pointer register");
-ABSL_FLAG(std::vector<std::string>, phases, {}, "comma-separated phases to run, in order");
+ABSL_FLAG(std::vector<std::string>, phases, {},
+          "comma-separated phases to run, in order; options in braces after a name, e.g. "
+          "lsra_allocate{overlap=false,scoring=false} (--list shows each phase's options)");
 ABSL_FLAG(std::string, pipeline, "", "a named phase list (see --list); default: ssa");
 ABSL_FLAG(std::string, in, "", "input: FILE.ra (text) or a dump; default: the embedded corpus");
 ABSL_FLAG(std::optional<int>, generate, std::nullopt,
@@ -57,6 +59,10 @@ int main(int argc, char** argv) {
       std::cout << "  " << name << ": " << p->description;
       if (!p->needs.empty()) std::cout << " (needs " << absl::StrJoin(p->needs, ", ") << ")";
       std::cout << "\n";
+      for (const regalloc::PhaseOption& option : p->options) {
+        std::cout << "      " << option.name << "=" << absl::StrJoin(option.values, "|") << " (default "
+                  << option.default_value << "): " << option.description << "\n";
+      }
     }
     std::cout << "pipelines:\n";
     for (const std::string& name : registry.PipelineNames()) {

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "testdata/llvm/llvm_corpus.h"
@@ -242,21 +243,83 @@ TEST(PipelineTest, GeneratedFunctions) {
   EXPECT_THAT(r.out, HasSubstr("%gen104"));
 }
 
+// Phase options: MLIR-style braces after the name, commas kept inside them.
+TEST(PipelineTest, PhaseOptions) {
+  PipelineOptions o;
+  // As the flag parser hands it over: split at every comma.
+  o.phases = {"legalize", "liveness", "lsra_build{reverse_order}", "lsra_allocate{overlap=false", "scoring=false}",
+              "lsra_resolve", "check", "interpret"};
+  o.stats = true;
+  RunResult r = Pipeline(o);
+  ASSERT_TRUE(r.summary.ok()) << r.summary.status();
+  EXPECT_EQ(r.summary->failed, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("lsra_build{reverse_order=true}, lsra_allocate{overlap=false,scoring=false}"));
+  EXPECT_THAT(r.out, HasSubstr("lsra_allocate.overlapped"));
+  // Overlap off: no copy shares its source's register.
+  EXPECT_THAT(r.out, ::testing::Not(::testing::ContainsRegex("lsra_allocate.overlapped *[1-9]")));
+
+  o = {};
+  o.phases = {"legalize", "lsra_allocate{overlap=maybe}"};
+  EXPECT_THAT(Pipeline(o).summary.status().message(),
+              HasSubstr("phase 'lsra_allocate': option overlap takes true or false, not 'maybe'"));
+  o.phases = {"legalize", "lsra_allocate{frob=1}"};
+  EXPECT_THAT(Pipeline(o).summary.status().message(),
+              HasSubstr("phase 'lsra_allocate' has no option 'frob'; its options: preference, overlap"));
+  o.phases = {"legalize", "check{x}"};
+  EXPECT_THAT(Pipeline(o).summary.status().message(), HasSubstr("phase 'check' has no option 'x' (it takes none)"));
+  o.phases = {"legalize", "spill{heuristic=belady"};
+  EXPECT_THAT(Pipeline(o).summary.status().message(), HasSubstr("options go in one pair of braces at the end"));
+}
+
+// The check.* columns of the statistics table's total row, as "name=value ...".
+std::string CheckTotals(const std::string& out) {
+  size_t table = out.find("\nstatistics\n");
+  if (table == std::string::npos) return "";
+  std::vector<std::string> lines = absl::StrSplit(out.substr(table + 12), '\n');
+  std::vector<std::string> keys = absl::StrSplit(lines[0], ' ', absl::SkipEmpty());
+  std::string total;
+  for (const std::string& line : lines) {
+    if (absl::StartsWith(line, "total (")) total = line;
+  }
+  std::vector<std::string> values = absl::StrSplit(total, ' ', absl::SkipEmpty());
+  // keys[0] is "function"; values[0..1] are "total" and "(N)".
+  std::string result;
+  for (size_t k = 1; k < keys.size() && k + 1 < values.size(); ++k) {
+    if (absl::StartsWith(keys[k], "check.")) absl::StrAppend(&result, keys[k], "=", values[k + 1], " ");
+  }
+  return result;
+}
+
+// The ssa allocator as one object gives the same allocation as its phases.
+TEST(PipelineTest, SsaAllocateMatchesThePhases) {
+  for (const char* t : {"x86_64", "aarch64", "armv7"}) {
+    PipelineOptions o;
+    o.target = t;
+    o.generate = 30;
+    o.stats = true;
+    o.pipeline = "ssa";
+    RunResult steps = Pipeline(o);
+    o.pipeline = "ssa_allocate";
+    RunResult whole = Pipeline(o);
+    ASSERT_TRUE(steps.summary.ok() && whole.summary.ok());
+    EXPECT_EQ(steps.summary->failed + whole.summary->failed, 0) << whole.err;
+    std::string totals = CheckTotals(steps.out);
+    EXPECT_THAT(totals, HasSubstr("check.weighted_cost="));
+    EXPECT_EQ(totals, CheckTotals(whole.out)) << t;
+  }
+}
+
 TEST(PipelineTest, ConfigurationErrors) {
   PipelineOptions o;
   o.phases = {"verify", "frobnicate"};
   EXPECT_THAT(Pipeline(o).summary.status().message(),
               HasSubstr("unknown phase 'frobnicate'; available phases: check, coalesce, color, interpret, legalize, liveness, "
-                        "lower_params, lsra_allocate, lsra_allocate_callee_saved, lsra_allocate_caller_saved, "
-                        "lsra_allocate_evict_in_place, "
-                        "lsra_allocate_local_split, lsra_allocate_nearest, lsra_allocate_nooverlap, lsra_allocate_nopref, "
-                        "lsra_allocate_noscoring, lsra_allocate_noseed, lsra_allocate_second_chance, lsra_build, "
-                        "lsra_build_reversed, lsra_resolve, "
-                        "print, reload, spill, spill_belady, split_critical_edges, stack_alloc, verify"));
+                        "lower_params, lsra_allocate, lsra_build, lsra_resolve, print, reload, spill, "
+                        "split_critical_edges, ssa_allocate, stack_alloc, verify"));
   o = {};
   o.pipeline = "chaitin";
   EXPECT_THAT(Pipeline(o).summary.status().message(), HasSubstr("unknown pipeline 'chaitin'; known pipelines: front, lsra, lsra_evict_in_place, lsra_local_split, lsra_nooverlap, lsra_nopref, lsra_noscoring, lsra_noseed, lsra_second_chance, lsra_stress_callee_saved, "
-                        "lsra_stress_caller_saved, lsra_stress_nearest, lsra_stress_reversed, ssa, ssa_belady, stack"));
+                        "lsra_stress_caller_saved, lsra_stress_nearest, lsra_stress_reversed, ssa, ssa_allocate, ssa_belady, stack"));
   o = {};
   o.target = "z80";
   EXPECT_THAT(Pipeline(o).summary.status().message(), HasSubstr("unknown target 'z80'"));

@@ -24,6 +24,7 @@ constexpr FuzzedPipeline kPipelines[] = {
     {"stack", 1000},
     {"ssa", 1000},
     {"ssa_belady", 200},
+    {"ssa_allocate", 100},
     {"lsra", 1000},
     {"lsra_nopref", 200},
     {"lsra_nooverlap", 200},
