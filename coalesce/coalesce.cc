@@ -49,7 +49,6 @@ class Round {
     }
     for (size_t i = 0; i < dom_.preorder().size(); ++i) preorder_[dom_.preorder()[i].index()] = static_cast<int>(i);
     std::iota(parent_.begin(), parent_.end(), 0u);
-    for (int v = 0; v < f.num_values(); ++v) members_[v] = {Value(v)};
   }
 
   Value Find(Value v) {
@@ -70,11 +69,18 @@ class Round {
     return dom_.Dominates(da, db);
   }
 
+  // The members of the set whose root is `r`, in dominance order (a value
+  // alone has no list: most never join a set).
+  absl::Span<const Value> Members(const Value& r) const {
+    const std::vector<Value>& m = members_[r.index()];
+    return m.empty() ? absl::Span<const Value>(&r, 1) : absl::Span<const Value>(m);
+  }
+
   // The dominance-forest walk over the union of two interference-free sets.
   bool Interferes(Value ra, Value rb) {
     merged_.clear();
-    std::merge(members_[ra.index()].begin(), members_[ra.index()].end(), members_[rb.index()].begin(),
-               members_[rb.index()].end(), std::back_inserter(merged_),
+    absl::Span<const Value> a = Members(ra), b = Members(rb);
+    std::merge(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(merged_),
                [&](Value x, Value y) { return Before(x, y); });
     stack_.clear();
     for (Value v : merged_) {
@@ -86,21 +92,19 @@ class Round {
   }
 
   void Union(Value ra, Value rb) {
-    std::vector<Value>& a = members_[ra.index()];
-    std::vector<Value>& b = members_[rb.index()];
+    absl::Span<const Value> a = Members(ra), b = Members(rb);
     std::vector<Value> m;
     m.reserve(a.size() + b.size());
     std::merge(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(m), [&](Value x, Value y) { return Before(x, y); });
     parent_[rb.index()] = ra.index();
-    a = std::move(m);
-    b.clear();
-    b.shrink_to_fit();
+    members_[ra.index()] = std::move(m);
+    members_[rb.index()] = std::vector<Value>();
   }
 
   std::vector<std::vector<Value>> Sets() {
     std::vector<std::vector<Value>> out;
     for (int v = 0; v < f_.num_values(); ++v) {
-      if (parent_[v] == static_cast<uint32_t>(v) && members_[v].size() > 1) out.push_back(members_[v]);
+      if (parent_[v] == static_cast<uint32_t>(v) && members_[v].size() > 1) out.push_back(std::move(members_[v]));
     }
     return out;
   }

@@ -1,5 +1,7 @@
 #include "color/color.h"
 
+#include "absl/container/inlined_vector.h"
+
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -104,7 +106,7 @@ class Colorer {
   absl::Status AssignParams(Block b);
   // Emits the parallel copy `moves` (already reflected in the state) before the
   // instruction being processed.
-  absl::Status EmitCopy(const std::vector<CopyMove>& moves);
+  absl::Status EmitCopy(absl::Span<const CopyMove> moves);
   // The constraint copy `copy` (may be invalid) and the relocations inst `i` needs.
   absl::Status Relocate(Block b, Inst copy, Inst i);
   absl::Status RestoreHomes(Block b, Inst branch, const LiveSets& sets);
@@ -284,7 +286,7 @@ absl::Status Colorer::AssignParams(Block b) {
   return absl::OkStatus();
 }
 
-absl::Status Colorer::EmitCopy(const std::vector<CopyMove>& moves) {
+absl::Status Colorer::EmitCopy(absl::Span<const CopyMove> moves) {
   RA_ASSIGN_OR_RETURN(EmittedCopy e, EmitParallelCopy(f_, t_, moves, *out_));
   stats_.moves += e.moves;
   stats_.renames += e.renames;
@@ -311,8 +313,8 @@ absl::Status Colorer::Relocate(Block b, Inst copy, Inst i) {
     Value value;
     RegSet forbid;
   };
-  std::vector<Move> moving;
-  std::vector<Value> dying_at_copy;
+  absl::InlinedVector<Move, 8> moving;
+  absl::InlinedVector<Value, 8> dying_at_copy;
   for (Value w : in_regs_) {
     // Read by the copy and by nothing after it (so not by i either).
     if (copy.IsValid() && DiesAt(w, copy)) {
@@ -338,8 +340,8 @@ absl::Status Colorer::Relocate(Block b, Inst copy, Inst i) {
   UnitSet after = busy_;
   for (Value w : dying_at_copy) after.Subtract(t_.Units(cur_[w.index()].reg()));
   for (const Move& m : moving) after.Subtract(t_.Units(cur_[m.value.index()].reg()));
-  std::vector<CopyMove> moves;
-  std::vector<std::pair<Value, Location>> placed;
+  absl::InlinedVector<CopyMove, 8> moves;
+  absl::InlinedVector<std::pair<Value, Location>, 8> placed;
   if (copy.IsValid()) {
     absl::Span<const Operand> ops = f_.operands(copy);
     size_t m = ops.size() / 2;
@@ -433,7 +435,7 @@ absl::Status Colorer::Relocate(Block b, Inst copy, Inst i) {
 
 absl::Status Colorer::RestoreHomes(Block b, Inst branch, const LiveSets& sets) {
   // Live at the branch: the live-out values and the branch's own operands.
-  std::vector<Value> targets_v;
+  absl::InlinedVector<Value, 8> targets_v;
   UnitSet targets;
   for (Value v : sets.LiveOut(b)) {
     if (!InReg(v) || pos_[v.index()] < 0 || !frozen_[v.index()]) continue;
@@ -444,17 +446,17 @@ absl::Status Colorer::RestoreHomes(Block b, Inst branch, const LiveSets& sets) {
     }
   }
   if (targets_v.empty()) return absl::OkStatus();
-  std::vector<CopyMove> moves;
+  absl::InlinedVector<CopyMove, 8> moves;
   UnitSet after = busy_;
   for (Value v : targets_v) after.Subtract(t_.Units(cur_[v.index()].reg()));
-  std::vector<Value> displaced;
+  absl::InlinedVector<Value, 8> displaced;
   for (Value w : in_regs_) {
     if (std::find(targets_v.begin(), targets_v.end(), w) != targets_v.end()) continue;
     if (targets.Intersects(t_.Units(cur_[w.index()].reg()))) displaced.push_back(w);
   }
   for (Value w : displaced) after.Subtract(t_.Units(cur_[w.index()].reg()));
   after |= targets;
-  std::vector<std::pair<Value, Location>> placed;
+  absl::InlinedVector<std::pair<Value, Location>, 8> placed;
   for (Value v : targets_v) {
     moves.push_back(CopyMove{cur_[v.index()], locs_.Get(v), v, Value(), f_.value_type(v)});
     placed.push_back({v, locs_.Get(v)});
@@ -474,11 +476,11 @@ absl::Status Colorer::RestoreHomes(Block b, Inst branch, const LiveSets& sets) {
 }
 
 absl::Status Colorer::AssignInst(Block b, Inst i) {
-  std::vector<Operand> ops(f_.operands(i).begin(), f_.operands(i).end());
+  absl::InlinedVector<Operand, 8> ops(f_.operands(i).begin(), f_.operands(i).end());
   const InstData& d = f_.inst(i);
   bool move_like = IsMoveLike(d.opcode);
   // Uses read where their values are.
-  std::vector<Location> use_locs;
+  absl::InlinedVector<Location, 8> use_locs;
   for (Operand& op : ops) {
     if (!op.IsUse()) continue;
     Location l = cur_[op.value().index()];

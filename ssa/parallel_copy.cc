@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 
 namespace regalloc {
@@ -14,11 +15,12 @@ int Rank(const CopyMove& m) {
   return m.dst.IsReg() ? 2 : 3;
 }
 
-}  // namespace
+// Most parallel copies move one to a few values: the work lists live inline.
+using Moves = absl::InlinedVector<CopyMove, 8>;
+using Steps = absl::InlinedVector<CopyStep, 8>;
 
-absl::StatusOr<std::vector<CopyStep>> SequentializeParallelCopy(absl::Span<const CopyMove> moves,
-                                                                const Target& target,
-                                                                const ParallelCopyOptions& options) {
+absl::Status Sequentialize(absl::Span<const CopyMove> moves, const Target& target, const ParallelCopyOptions& options,
+                           Steps& steps) {
   for (size_t a = 0; a < moves.size(); ++a) {
     if (moves[a].src.IsNone() || moves[a].dst.IsNone()) {
       return absl::InvalidArgumentError(absl::StrCat("parallel copy of v", moves[a].value.index(),
@@ -31,8 +33,7 @@ absl::StatusOr<std::vector<CopyStep>> SequentializeParallelCopy(absl::Span<const
       }
     }
   }
-  std::vector<CopyMove> pending;
-  std::vector<CopyStep> steps;
+  Moves pending;
   auto emit_move = [&](Location src, Location dst, Value use, Value def, Type t) {
     CopyStep s;
     s.src = src;
@@ -45,7 +46,7 @@ absl::StatusOr<std::vector<CopyStep>> SequentializeParallelCopy(absl::Span<const
   // Same place, new name (a parameter taking over its argument's location): nothing
   // moves, but the record of which value is where changes. Emitted last, when no
   // other move still reads the old name there.
-  std::vector<CopyMove> renames;
+  Moves renames;
   for (CopyMove m : moves) {
     if (!m.dst_value.IsValid()) m.dst_value = m.value;
     if (m.src != m.dst) {
@@ -161,7 +162,18 @@ absl::StatusOr<std::vector<CopyStep>> SequentializeParallelCopy(absl::Span<const
     }
   }
   for (const CopyMove& m : renames) emit_move(m.src, m.dst, m.value, m.dst_value, m.type);
-  return steps;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<CopyStep>> SequentializeParallelCopy(absl::Span<const CopyMove> moves,
+                                                                const Target& target,
+                                                                const ParallelCopyOptions& options) {
+  Steps steps;
+  absl::Status s = Sequentialize(moves, target, options, steps);
+  if (!s.ok()) return s;
+  return std::vector<CopyStep>(steps.begin(), steps.end());
 }
 
 Inst EmitCopyStep(Function& func, const CopyStep& step) {
@@ -191,9 +203,10 @@ absl::StatusOr<EmittedCopy> EmitParallelCopy(Function& func, const Target& targe
     ++emitted.stack_temps;
     return func.NewStackSlot(TypeSize(type));
   };
-  absl::StatusOr<std::vector<CopyStep>> steps = SequentializeParallelCopy(moves, target, options);
-  if (!steps.ok()) return steps.status();
-  for (const CopyStep& step : *steps) {
+  Steps steps;
+  absl::Status s = Sequentialize(moves, target, options, steps);
+  if (!s.ok()) return s;
+  for (const CopyStep& step : steps) {
     out.push_back(EmitCopyStep(func, step));
     bool rename = step.kind == CopyStep::Kind::kMove && step.src == step.dst;
     ++(rename ? emitted.renames : emitted.moves);
