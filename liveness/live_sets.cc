@@ -133,11 +133,20 @@ void LiveSets::Compute(const Function& func) {
   }
 
   // Flatten, translating global indexes back to values (ascending index order is
-  // ascending value order, since indexes were given in value order).
+  // ascending value order, since indexes were given in value order). A block
+  // with one successor shares its live-in row as its live-out.
+  out_is_in_of_.assign(nb, -1);
   size_t total_in = 0, total_out = 0;
   for (size_t b = 0; b < nb; ++b) {
     total_in += in[b].size();
-    for (const Edge& e : cfg.succs(Block(static_cast<uint32_t>(b)))) total_out += in[e.to.index()].size();
+    absl::Span<const Edge> succs = cfg.succs(Block(static_cast<uint32_t>(b)));
+    bool one = !succs.empty() && std::all_of(succs.begin(), succs.end(),
+                                             [&](const Edge& e) { return e.to == succs.front().to; });
+    if (one) {
+      out_is_in_of_[b] = static_cast<int32_t>(succs.front().to.index());
+      continue;
+    }
+    for (const Edge& e : succs) total_out += in[e.to.index()].size();
   }
   live_in_.Clear();
   live_out_.Clear();
@@ -148,11 +157,17 @@ void LiveSets::Compute(const Function& func) {
     row.clear();
     for (uint32_t g : in[b]) row.push_back(global_value[g]);
     live_in_.AppendRow(row);
-    live_out(Block(static_cast<uint32_t>(b)));
     row.clear();
-    for (uint32_t g : out) row.push_back(global_value[g]);
+    if (out_is_in_of_[b] < 0) {
+      live_out(Block(static_cast<uint32_t>(b)));
+      for (uint32_t g : out) row.push_back(global_value[g]);
+    }
     live_out_.AppendRow(row);
   }
+  // The working sets are as big as the result: keep them for the next function
+  // only when that costs little (a compiler allocating many small functions),
+  // not at a million instructions.
+  if (total_in > (size_t{1} << 20)) std::vector<std::vector<uint32_t>>().swap(in);
 }
 
 bool LiveSets::IsLiveIn(Value v, Block b) const {
@@ -168,7 +183,7 @@ bool LiveSets::IsLiveOut(Value v, Block b) const {
 size_t LiveSets::MemoryBytes() const {
   return global_index_.capacity() * sizeof(int32_t) + def_block_.capacity() * sizeof(Block) +
          (live_in_.all().size() + live_out_.all().size()) * sizeof(Value) +
-         2 * (def_block_.size() + 1) * sizeof(uint32_t);
+         2 * (out_is_in_of_.size() + 1) * sizeof(uint32_t) + out_is_in_of_.size() * sizeof(int32_t);
 }
 
 }  // namespace regalloc

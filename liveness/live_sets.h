@@ -45,7 +45,12 @@ class LiveSets {
 
   // Sorted by value id.
   absl::Span<const Value> LiveIn(Block b) const { return live_in_.Row(b.index()); }
-  absl::Span<const Value> LiveOut(Block b) const { return live_out_.Row(b.index()); }
+  // A block whose every edge goes to one successor has that block's live-in
+  // set as its live-out set (stored once).
+  absl::Span<const Value> LiveOut(Block b) const {
+    int32_t s = out_is_in_of_[b.index()];
+    return s >= 0 ? live_in_.Row(s) : live_out_.Row(b.index());
+  }
   // Binary search in the block's set.
   bool IsLiveIn(Value v, Block b) const;
   bool IsLiveOut(Value v, Block b) const;
@@ -67,7 +72,8 @@ class LiveSets {
   int num_global_ = 0;
   int block_visits_ = 0;
   CompressedRows<Value> live_in_;
-  CompressedRows<Value> live_out_;
+  CompressedRows<Value> live_out_;  // empty rows where out_is_in_of_ says
+  std::vector<int32_t> out_is_in_of_;  // per block: its one successor, or -1
   // Working storage, kept between Compute calls.
   std::vector<int32_t> seen_;
   std::vector<Value> global_value_;

@@ -210,13 +210,7 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
   if (options.reverse_order && order_.size() > 2) std::reverse(order_.begin() + 1, order_.end());
   critical_ = cfg.CriticalEdges();
   stats.critical_edges = static_cast<int>(critical_.size());
-  {
-    size_t total = 0;
-    for (int b = 0; b < func.num_blocks(); ++b) total += sets.LiveIn(Block(b)).size();
-    live_in_.Clear();
-    live_in_.Reserve(func.num_blocks(), total);
-    for (int b = 0; b < func.num_blocks(); ++b) live_in_.AppendRow(sets.LiveIn(Block(b)));
-  }
+  sets_ = &sets;
 
   // Numbering.
   int nv = func.num_values(), nb = func.num_blocks();

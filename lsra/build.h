@@ -49,7 +49,9 @@
 // copy's register where it dies.
 //
 // Precondition: `sets` is the liveness of `func` (the copies Build adds are local
-// to their blocks, so the sets stay exact). Errors: InvalidArgument for a value of
+// to their blocks, so the sets stay exact), and outlives the build's use: LiveIn
+// reads it (resolution needs the values live across each edge; a copy would
+// double liveness's memory). Errors: InvalidArgument for a value of
 // a type the target has no registers for, for unreachable blocks.
 #ifndef REGALLOC_LSRA_BUILD_H_
 #define REGALLOC_LSRA_BUILD_H_
@@ -147,9 +149,13 @@ class LsraBuild {
   const std::vector<Edge>& critical_edges() const { return critical_; }
   // The values live into block `b`, sorted (its parameters are not: they are
   // defined there).
-  absl::Span<const Value> LiveIn(Block b) const { return live_in_.Row(b.index()); }
+  absl::Span<const Value> LiveIn(Block b) const { return sets_->LiveIn(b); }
   // The sum of the live-in lists' sizes (what per-live-in work costs).
-  size_t NumLiveIns() const { return live_in_.all().size(); }
+  size_t NumLiveIns() const {
+    size_t n = 0;
+    for (size_t b = 0; b < block_from_.size(); ++b) n += LiveIn(Block(static_cast<uint32_t>(b))).size();
+    return n;
+  }
 
   // Intervals, one per value with a range (dense by value id: HasInterval tells).
   bool HasInterval(Value v) const { return v.index() < has_.size() && has_[v.index()]; }
@@ -180,7 +186,7 @@ class LsraBuild {
   std::vector<int> depth_;
   std::vector<uint32_t> block_from_, block_to_, number_;
   std::vector<Edge> critical_;
-  CompressedRows<Value> live_in_;
+  const LiveSets* sets_ = nullptr;  // Run's: resolution reads the live-in sets
   std::vector<uint32_t> clobbers_;
   std::vector<uint8_t> has_;
   std::vector<LsraInterval> intervals_;
