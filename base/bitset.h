@@ -15,6 +15,20 @@ namespace regalloc {
 
 class BitSet256 {
  public:
+  // Inline where the build targets no POPCNT instruction (__builtin_popcountll
+  // then calls libgcc, which profiles showed at 2% of the ssa allocator).
+  static int PopCount(uint64_t x) {
+#if defined(__POPCNT__) || !defined(__x86_64__)
+    return __builtin_popcountll(x);
+#else
+    if (x == 0) return 0;
+    x = x - ((x >> 1) & 0x5555555555555555ULL);
+    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+    return static_cast<int>((x * 0x0101010101010101ULL) >> 56);
+#endif
+  }
+
   static constexpr uint32_t kCapacity = 256;
 
   constexpr BitSet256() : words_{} {}
@@ -27,7 +41,7 @@ class BitSet256 {
   bool Empty() const { return (words_[0] | words_[1] | words_[2] | words_[3]) == 0; }
   int Count() const {
     int n = 0;
-    for (uint64_t w : words_) n += __builtin_popcountll(w);
+    for (uint64_t w : words_) n += PopCount(w);
     return n;
   }
   bool Intersects(const BitSet256& o) const {

@@ -34,8 +34,10 @@ class Round {
   // local to one block (an argument copy lives before its branch, an isolated
   // parameter's copy at the top of its block), so no live-in or live-out set
   // changes. `ranges` are recomputed (positions move), reusing their buffers.
-  Round(const Function& f, const LiveSets& sets, LiveRanges& ranges)
-      : f_(f), cfg_(f), dom_(f, cfg_), num_(f), sets_(sets), ranges_(ranges),
+  // The copies do not change the control flow: `cfg` and `dom` serve every round.
+  Round(const Function& f, const ControlFlowGraph& cfg, const DominatorTree& dom, const LiveSets& sets,
+        LiveRanges& ranges)
+      : f_(f), cfg_(cfg), dom_(dom), num_(f), sets_(sets), ranges_(ranges),
         preorder_(f.num_blocks(), 0), parent_(f.num_values()), members_(f.num_values()),
         def_block_(f.num_values()) {
     ranges_.Compute(f, sets_, num_);
@@ -113,8 +115,8 @@ class Round {
 
  private:
   const Function& f_;
-  ControlFlowGraph cfg_;
-  DominatorTree dom_;
+  const ControlFlowGraph& cfg_;
+  const DominatorTree& dom_;
   InstNumbering num_;
   const LiveSets& sets_;
   LiveRanges& ranges_;
@@ -155,12 +157,14 @@ absl::StatusOr<CoalesceStats> Coalesce(Function& f, VirtRegs& vregs, LiveSets& s
   absl::flat_hash_set<uint32_t> isolated_params;  // parameters made by isolation
   sets.Compute(f);  // once: see Round
   LiveRanges ranges;
+  ControlFlowGraph cfg(f);
+  DominatorTree dom(f, cfg);
   while (true) {
     ++st.rounds;
     if (st.rounds > 4) {
       return absl::InternalError(absl::StrCat("function %", f.name(), ": coalescing did not converge"));
     }
-    Round round(f, sets, ranges);
+    Round round(f, cfg, dom, sets, ranges);
     std::vector<ArgCopy> arg_copies;
     std::vector<ParamCopy> param_copies;
     absl::flat_hash_set<std::pair<uint32_t, int>> queued;  // (branch, operand) copies this round

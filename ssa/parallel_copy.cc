@@ -33,6 +33,21 @@ absl::Status Sequentialize(absl::Span<const CopyMove> moves, const Target& targe
       }
     }
   }
+  // One move cannot form a cycle (the common case: a reload, a relocation).
+  if (moves.size() == 1 && !moves[0].src.IsNone() && !moves[0].dst.IsNone()) {
+    const CopyMove& m = moves[0];
+    Value dst_value = m.dst_value.IsValid() ? m.dst_value : m.value;
+    if (m.src != m.dst || dst_value != m.value) {
+      CopyStep step;
+      step.src = m.src;
+      step.dst = m.dst;
+      step.use_src = m.value;
+      step.def_dst = dst_value;
+      step.type = m.type;
+      steps.push_back(step);
+    }
+    return absl::OkStatus();
+  }
   Moves pending;
   auto emit_move = [&](Location src, Location dst, Value use, Value def, Type t) {
     CopyStep s;
