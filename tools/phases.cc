@@ -139,6 +139,7 @@ void RegisterSsaPhases(PhaseRegistry& r) {
                      c.stat("values_in_vregs", s.values_in_vregs);
                      c.stat("arg_copies", s.arg_copies);
                      c.stat("param_copies", s.param_copies);
+                     c.stat("rounds", s.rounds);
                      c.state.virtual_registers.clear();
                      for (int i = 0; i < vregs.num_vregs(); ++i) {
                        std::vector<uint32_t> members;
