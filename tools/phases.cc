@@ -21,6 +21,7 @@
 #include "liveness/print.h"
 #include "lsra/allocate.h"
 #include "lsra/allocator.h"
+#include "chaitin/chaitin.h"
 #include "lsra/build.h"
 #include "lsra/resolve.h"
 #include "check/checker.h"
@@ -353,6 +354,50 @@ void RegisterLsraPhases(PhaseRegistry& r) {
   lsra("lsra_stress_reversed", "lsra_build{reverse_order=true}", "lsra_allocate");
 }
 
+// The Chaitin–Briggs allocator (issue 20), one object.
+void RegisterChaitinPhases(PhaseRegistry& r) {
+  Phase allocate{"chaitin_allocate",
+                 "Chaitin-Briggs after HotSpot C2: interference graph, coalescing, simplify/select, spill (chaitin/)",
+                 {"legal"}, {"locations", "lowered"}, {"liveness"},
+                 [](PhaseContext& c) -> absl::Status {
+                   ChaitinOptions o;
+                   o.aggressive = c.args.Flag("aggressive");
+                   o.conservative = c.args.Flag("conservative");
+                   o.optimistic = c.args.Flag("optimistic");
+                   o.dump = c.dumps;
+                   ChaitinAllocator allocator(o);
+                   RA_ASSIGN_OR_RETURN(ChaitinStats s, allocator.Run(c.state.function, c.target));
+                   c.stat("rounds", s.rounds);
+                   c.stat("live_ranges", s.live_ranges);
+                   c.stat("edges", s.edges);
+                   c.stat("constraint_copies", s.constraint_copies);
+                   c.stat("aggressive", s.aggressive);
+                   c.stat("conservative", s.conservative);
+                   c.stat("spilled", s.spilled);
+                   c.stat("spills", s.spills);
+                   c.stat("reloads", s.reloads);
+                   c.stat("edge_moves", s.lower.moves);
+                   if (c.dumps) c.state.lsra_printed = std::move(s.printed);
+                   return absl::OkStatus();
+                 }};
+  ChaitinOptions d;
+  allocate.options = {
+      PhaseOption::Bool("aggressive", d.aggressive, "C2's aggressive coalescing of block parameters and arguments"),
+      PhaseOption::Bool("conservative", d.conservative, "Briggs's conservative coalescing of copies"),
+      PhaseOption::Bool("optimistic", d.optimistic,
+                        "Briggs's optimistic simplify (off: Chaitin's, spilling a blocked live range at once)"),
+  };
+  r.Register(std::move(allocate));
+  r.SetConflicts("chaitin_allocate", {"locations"});
+  auto chaitin = [&](const std::string& name, const std::string& allocate) {
+    r.RegisterPipeline(name, {"legalize", allocate, "check", "interpret"});
+  };
+  chaitin("chaitin", "chaitin_allocate");
+  chaitin("chaitin_noaggressive", "chaitin_allocate{aggressive=false}");
+  chaitin("chaitin_noconservative", "chaitin_allocate{conservative=false}");
+  chaitin("chaitin_pessimistic", "chaitin_allocate{optimistic=false}");
+}
+
 // The correctness harness and the reference allocator (tools/).
 void RegisterHarnessPhases(PhaseRegistry& r) {
   r.Register(Phase{"stack_alloc", "reference allocator: every value in its own stack slot", {"legal"}, {"locations"}, {"liveness"},
@@ -410,6 +455,7 @@ const PhaseRegistry& PhaseRegistry::Default() {
     RegisterHarnessPhases(*r);
     RegisterSsaPhases(*r);
     RegisterLsraPhases(*r);
+    RegisterChaitinPhases(*r);
     return r;
   }();
   return *registry;

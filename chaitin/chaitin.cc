@@ -1,0 +1,863 @@
+#include "chaitin/chaitin.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/container/inlined_vector.h"
+#include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+#include "ssa/cfg.h"
+#include "ssa/printer.h"
+
+namespace regalloc {
+namespace {
+
+constexpr uint32_t kNoNode = ~0u;
+
+// C2's LRG::score(): the higher, the less worth spilling. raw = cost − area ×
+// RegisterCostAreaRatio / 65536 (C2's default ratio 16000), then the tiers.
+double Score(double cost, double area, bool temp) {
+  if (temp || area == 0.0) return 1e35;
+  double score = cost - area * 16000.0 / 65536.0;
+  if (cost >= area * 3.0) return score + 1e17;
+  if (cost + cost >= area * 3.0) return score + 1e10;
+  return score;
+}
+
+class Chaitin {
+ public:
+  Chaitin(Function& f, const Target& t, const ChaitinOptions& o, LiveSets& sets, InterferenceGraph& g,
+          ChaitinStats& stats)
+      : f_(f), t_(t), o_(o), sets_(sets), g_(g), stats_(stats) {}
+
+  absl::Status Run();
+
+ private:
+  // Per value, across rounds.
+  void Grow() {
+    size_t n = static_cast<size_t>(f_.num_values());
+    if (parent_.size() >= n) return;
+    size_t old = parent_.size();
+    parent_.resize(n);
+    for (size_t v = old; v < n; ++v) parent_[v] = static_cast<uint32_t>(v);
+    stack_.resize(n, 0);
+    slot_.resize(n);
+    temp_.resize(n, 0);
+    precolor_.resize(n);
+  }
+  Value NewValueLike(Value v) {
+    Value n = f_.NewValue(f_.value_type(v));
+    Grow();
+    return n;
+  }
+  uint32_t Find(uint32_t v) {
+    while (parent_[v] != v) v = parent_[v] = parent_[parent_[v]];
+    return v;
+  }
+  void Union(Value a, Value b) {
+    uint32_t ra = Find(a.index()), rb = Find(b.index());
+    if (ra != rb) parent_[rb] = ra;
+  }
+  void MarkStack(Value v, StackSlot s) {
+    stack_[v.index()] = 1;
+    slot_[v.index()] = s;
+  }
+  // An allocator instruction `dst = op src` (copy, spill or reload). Copies read
+  // and write any location: the allocation decides.
+  Inst Make(Opcode op, Value dst, Value src) {
+    InstData d;
+    d.opcode = op;
+    Operand ops[2] = {Operand::Def(dst).WithConstraint(ConstraintKind::kAny),
+                      Operand::Use(src).WithConstraint(ConstraintKind::kAny)};
+    return f_.NewInst(d, ops);
+  }
+  absl::Status Error(const std::string& what) const {
+    return absl::InternalError(absl::StrCat("function %", f_.name(), ", chaitin round ", round_, ": ", what));
+  }
+
+  absl::Status Prepare();
+  void RenameUses(const std::vector<Value>& rename, const std::vector<uint8_t>& skip);
+  absl::Status RewriteStackUses();
+  absl::Status BuildGraph();
+  void AggressiveCoalesce();
+  void ConservativeCoalesce();
+  void MergeNodes(uint32_t a, uint32_t b);
+  bool Compatible(uint32_t a, uint32_t b) const;
+  uint32_t NodeOf(Value v) {
+    uint32_t n = node_of_[v.index()];
+    if (n == kNoNode) return n;
+    while (alias_[n] != n) n = alias_[n];
+    return n;
+  }
+  // How many of `n`'s registers one register of `m` can cover.
+  int Blocks(uint32_t n, uint32_t m) const {
+    if (precolored_[m]) return cover_pre_[cls_[n].index() * t_.num_regs() + color_[m].index()];
+    return cover_[cls_[n].index() * t_.num_classes() + cls_[m].index()];
+  }
+  absl::Status Color(std::vector<uint32_t>& spilled);
+  absl::Status SpillEverywhere(const std::vector<uint32_t>& spilled);
+  absl::Status Assign();
+  void PrintRound(const std::vector<uint32_t>& spilled);
+
+  Function& f_;
+  const Target& t_;
+  const ChaitinOptions& o_;
+  LiveSets& sets_;
+  InterferenceGraph& g_;
+  ChaitinStats& stats_;
+  int round_ = 0;
+
+  std::vector<uint32_t> parent_;     // union-find over values: live ranges
+  std::vector<uint8_t> stack_;       // the value lives in a stack slot
+  std::vector<StackSlot> slot_;      // its slot
+  std::vector<uint8_t> temp_;        // spans one instruction: never spilled
+  std::vector<PReg> precolor_;       // its fixed register, if any
+  std::vector<std::pair<Value, Value>> forced_;  // Reuse defs and their sources
+
+  // Per round: the graph's nodes (live ranges in registers).
+  std::vector<uint32_t> node_of_;    // by value; kNoNode for stack values
+  std::vector<uint32_t> alias_;      // coalesced nodes point to their survivor
+  std::vector<RegClass> cls_;
+  std::vector<RegSet> mask_;
+  std::vector<RegSet> clobbered_;    // registers an instruction it lives across clobbers
+  std::vector<double> cost_, area_, enter_;
+  std::vector<uint8_t> precolored_, node_temp_;
+  std::vector<PReg> color_;
+  std::vector<int> cover_;           // [class][class]
+  std::vector<int> cover_pre_;       // [class][register]
+  std::vector<int64_t> weight_;      // by block
+};
+
+// Constraints become copies and precolored values (see the header, step 1).
+absl::Status Chaitin::Prepare() {
+  Grow();
+  const int num_original = f_.num_values();
+  std::vector<int> uses(num_original, 0);
+  for (Block b : f_.layout()) {
+    for (Inst i : f_.block(b).insts) {
+      for (const Operand& op : f_.operands(i)) {
+        if (op.IsUse()) ++uses[op.value().index()];
+      }
+    }
+  }
+  std::vector<Value> rename(num_original);
+  std::vector<uint8_t> skip;  // by Inst: copy-outs keep reading the original
+  auto skip_inst = [&](Inst i) {
+    if (skip.size() <= i.index()) skip.resize(i.index() + 1, 0);
+    skip[i.index()] = 1;
+  };
+  auto copy_out = [&](Value v, std::vector<Inst>& where) {
+    if (uses[v.index()] == 0) return;
+    Value c = NewValueLike(v);
+    Inst copy = Make(Opcode::kCopy, c, v);
+    skip_inst(copy);
+    where.push_back(copy);
+    rename[v.index()] = c;
+    ++stats_.constraint_copies;
+  };
+  std::vector<Inst> top;
+  for (Operand& p : f_.block(f_.entry()).params) {
+    Value v = p.value();
+    if (p.constraint() == ConstraintKind::kFixed) {
+      precolor_[v.index()] = p.fixed_reg();
+      temp_[v.index()] = 1;
+      copy_out(v, top);
+    } else if (p.constraint() == ConstraintKind::kStack) {
+      MarkStack(v, f_.NewStackSlot(TypeSize(f_.value_type(v))));
+    }
+  }
+  std::vector<Inst> before, after;
+  for (Block b : f_.layout()) {
+    if (b != f_.entry()) {
+      for (Operand& p : f_.block(b).params) p = p.WithConstraint(ConstraintKind::kAny);
+    }
+    std::vector<Inst> out;
+    if (b == f_.entry()) out.swap(top);
+    std::vector<Inst> insts = f_.block(b).insts;
+    for (Inst i : insts) {
+      const int fresh_from = f_.num_values();
+      absl::InlinedVector<Operand, 8> ops(f_.operands(i).begin(), f_.operands(i).end());
+      absl::InlinedVector<int, 8> use_at;  // operand index of each use
+      const InstData& d = f_.inst(i);
+      const size_t first_arg = IsBranch(d.opcode) ? NumNonArgOperands(d) : ops.size();
+      before.clear();
+      after.clear();
+      for (size_t k = 0; k < ops.size(); ++k) {
+        Operand& op = ops[k];
+        if (!op.IsUse()) continue;
+        use_at.push_back(static_cast<int>(k));
+        Value v = op.value();
+        if (k >= first_arg) {
+          op = op.WithConstraint(ConstraintKind::kAny);  // an edge's parallel copy reads anything
+          continue;
+        }
+        if (op.constraint() == ConstraintKind::kFixed) {
+          Value c = NewValueLike(v);
+          before.push_back(Make(Opcode::kCopy, c, v));
+          op.set_value(c);
+          precolor_[c.index()] = op.fixed_reg();
+          temp_[c.index()] = 1;
+          ++stats_.constraint_copies;
+        } else if (op.constraint() == ConstraintKind::kStack && !stack_[v.index()]) {
+          Value s = NewValueLike(v);
+          before.push_back(Make(Opcode::kSpill, s, v));
+          MarkStack(s, f_.NewStackSlot(TypeSize(f_.value_type(v))));
+          op.set_value(s);
+          ++stats_.constraint_copies;
+        }
+      }
+      for (size_t k = 0; k < ops.size(); ++k) {
+        Operand& op = ops[k];
+        if (!op.IsDef()) continue;
+        Value v = op.value();
+        switch (op.constraint()) {
+          case ConstraintKind::kReuse: {
+            if (op.reuse_index() >= static_cast<int>(use_at.size())) {
+              return absl::InvalidArgumentError(absl::StrCat("function %", f_.name(), ": `", PrintInst(f_, i, t_),
+                                                             "` reuses a use it does not have"));
+            }
+            Operand& src = ops[use_at[op.reuse_index()]];
+            Value u = src.value();
+            if (static_cast<int>(u.index()) < fresh_from) {  // not already a copy made for this instruction
+              Value c = NewValueLike(u);
+              before.push_back(Make(Opcode::kCopy, c, u));
+              src.set_value(c);
+              temp_[c.index()] = 1;
+              u = c;
+              ++stats_.constraint_copies;
+            }
+            forced_.push_back({v, u});
+            Union(u, v);
+            if (precolor_[u.index()].IsValid()) {  // the source was fixed: so is the def
+              precolor_[v.index()] = precolor_[u.index()];
+              temp_[v.index()] = 1;
+              copy_out(v, after);
+            }
+            break;
+          }
+          case ConstraintKind::kFixed:
+            precolor_[v.index()] = op.fixed_reg();
+            temp_[v.index()] = 1;
+            copy_out(v, after);
+            break;
+          case ConstraintKind::kStack:
+            MarkStack(v, f_.NewStackSlot(TypeSize(f_.value_type(v))));
+            break;
+          default:
+            break;
+        }
+      }
+      if (!after.empty() && IsTerminator(d.opcode)) {
+        return absl::UnimplementedError(absl::StrCat("function %", f_.name(), ": `", PrintInst(f_, i, t_),
+                                                     "` defines a fixed register at the end of its block"));
+      }
+      f_.SetOperands(i, ops);
+      out.insert(out.end(), before.begin(), before.end());
+      out.push_back(i);
+      out.insert(out.end(), after.begin(), after.end());
+    }
+    f_.block(b).insts = std::move(out);
+  }
+  RenameUses(rename, skip);
+  return RewriteStackUses();
+}
+
+void Chaitin::RenameUses(const std::vector<Value>& rename, const std::vector<uint8_t>& skip) {
+  for (Block b : f_.layout()) {
+    for (Inst i : f_.block(b).insts) {
+      if (i.index() < skip.size() && skip[i.index()]) continue;
+      for (Operand& op : f_.operands(i)) {
+        if (!op.IsUse() || op.value().index() >= rename.size()) continue;
+        Value r = rename[op.value().index()];
+        if (r.IsValid()) op.set_value(r);
+      }
+    }
+  }
+}
+
+// A register use of a value in a stack slot reads a reload just before its
+// instruction; Any and Stack uses, copies, moves and branch arguments read the
+// slot.
+absl::Status Chaitin::RewriteStackUses() {
+  for (Block b : f_.layout()) {
+    std::vector<Inst> out;
+    bool changed = false;
+    std::vector<Inst> insts = f_.block(b).insts;
+    for (Inst i : insts) {
+      const InstData& d = f_.inst(i);
+      if (IsMoveLike(d.opcode)) {
+        out.push_back(i);
+        continue;
+      }
+      const size_t first_arg = IsBranch(d.opcode) ? NumNonArgOperands(d) : f_.operands(i).size();
+      absl::InlinedVector<Operand, 8> ops(f_.operands(i).begin(), f_.operands(i).end());
+      absl::InlinedVector<std::pair<Value, Value>, 4> reloaded;  // (stack value, reload)
+      absl::InlinedVector<int, 8> use_at;
+      bool rewrote = false;
+      for (size_t k = 0; k < ops.size(); ++k) {
+        Operand& op = ops[k];
+        if (!op.IsUse()) continue;
+        use_at.push_back(static_cast<int>(k));
+        Value v = op.value();
+        if (!stack_[v.index()] || k >= first_arg) continue;
+        if (op.constraint() == ConstraintKind::kAny || op.constraint() == ConstraintKind::kStack) continue;
+        if (op.constraint() == ConstraintKind::kFixed) return Error("a fixed use reads a stack value");
+        Value t;
+        for (const auto& [s, r] : reloaded) {
+          if (s == v) t = r;
+        }
+        if (!t.IsValid()) {
+          t = NewValueLike(v);
+          out.push_back(Make(Opcode::kReload, t, v));
+          temp_[t.index()] = 1;
+          reloaded.push_back({v, t});
+          ++stats_.reloads;
+        }
+        op.set_value(t);
+        rewrote = true;
+      }
+      if (rewrote) {
+        // A reloaded two-address source: the def shares the reload's register.
+        for (const Operand& op : ops) {
+          if (!op.IsDef() || op.constraint() != ConstraintKind::kReuse) continue;
+          Value src = ops[use_at[op.reuse_index()]].value();
+          for (const auto& [s, r] : reloaded) {
+            if (r == src) {
+              forced_.push_back({op.value(), r});
+              Union(r, op.value());
+            }
+          }
+        }
+        f_.SetOperands(i, ops);
+        changed = true;
+      }
+      out.push_back(i);
+    }
+    if (changed) f_.block(b).insts = std::move(out);
+  }
+  return absl::OkStatus();
+}
+
+// Step 2 and 3: nodes, masks, cost, area and the interference graph.
+absl::Status Chaitin::BuildGraph() {
+  const int nv = f_.num_values();
+  sets_.Compute(f_);
+  ControlFlowGraph cfg(f_);
+  DominatorTree dom(f_, cfg);
+  LoopNest loops(f_, cfg, dom);
+  weight_.assign(f_.num_blocks(), 1);
+  for (Block b : f_.layout()) weight_[b.index()] = loops.Weight(b);
+
+  // Nodes: one per live range of register values defined in the layout.
+  node_of_.assign(nv, kNoNode);
+  std::vector<uint32_t> node_of_root(nv, kNoNode);
+  cls_.clear();
+  mask_.clear();
+  precolored_.clear();
+  node_temp_.clear();
+  color_.clear();
+  auto add_value = [&](Value v) -> absl::Status {
+    if (stack_[v.index()]) return absl::OkStatus();
+    uint32_t root = Find(v.index());
+    uint32_t& n = node_of_root[root];
+    std::optional<RegClass> cls = t_.ClassFor(f_.value_type(v));
+    if (!cls.has_value()) {
+      return absl::InvalidArgumentError(absl::StrCat("function %", f_.name(), ": ", f_.ValueName(v), " of type ",
+                                                     TypeName(f_.value_type(v)), " has no register class"));
+    }
+    if (n == kNoNode) {
+      n = static_cast<uint32_t>(cls_.size());
+      cls_.push_back(*cls);
+      mask_.push_back(t_.Class(*cls).members);
+      precolored_.push_back(0);
+      node_temp_.push_back(1);
+      color_.push_back(PReg());
+    }
+    node_of_[v.index()] = n;
+    if (!temp_[v.index()]) node_temp_[n] = 0;
+    if (precolor_[v.index()].IsValid()) {
+      if (precolored_[n] && color_[n] != precolor_[v.index()]) return Error("one live range is fixed to two registers");
+      precolored_[n] = 1;
+      color_[n] = precolor_[v.index()];
+      RegSet only;
+      only.Insert(precolor_[v.index()]);
+      mask_[n] = only;
+    }
+    return absl::OkStatus();
+  };
+  for (Block b : f_.layout()) {
+    for (const Operand& p : f_.block(b).params) RA_RETURN_IF_ERROR(add_value(p.value()));
+    for (Inst i : f_.block(b).insts) {
+      for (const Operand& op : f_.operands(i)) {
+        if (op.IsDef()) RA_RETURN_IF_ERROR(add_value(op.value()));
+      }
+    }
+  }
+  const uint32_t nn = static_cast<uint32_t>(cls_.size());
+  alias_.resize(nn);
+  for (uint32_t n = 0; n < nn; ++n) alias_[n] = n;
+  clobbered_.assign(nn, RegSet());
+  cost_.assign(nn, 0.0);
+  area_.assign(nn, 0.0);
+  enter_.assign(nn, 0.0);
+  g_.Reset(static_cast<int>(nn));
+
+  // The walk. `live` is a sparse set of nodes.
+  std::vector<uint32_t> live, where(nn, kNoNode);
+  double time = 0;
+  auto add = [&](uint32_t n) {
+    if (n == kNoNode || where[n] != kNoNode) return;
+    where[n] = static_cast<uint32_t>(live.size());
+    live.push_back(n);
+    enter_[n] = time;
+  };
+  auto remove = [&](uint32_t n) {
+    if (n == kNoNode || where[n] == kNoNode) return;
+    area_[n] += time - enter_[n];
+    uint32_t last = live.back();
+    live[where[n]] = last;
+    where[last] = where[n];
+    live.pop_back();
+    where[n] = kNoNode;
+  };
+  for (Block b : f_.layout()) {
+    const double w = static_cast<double>(weight_[b.index()]);
+    for (Value v : sets_.LiveOut(b)) add(node_of_[v.index()]);
+    const std::vector<Inst>& insts = f_.block(b).insts;
+    for (auto it = insts.rbegin(); it != insts.rend(); ++it) {
+      Inst i = *it;
+      const InstData& d = f_.inst(i);
+      absl::Span<const Operand> ops = f_.operands(i);
+      // The copy rule: a copy's def does not interfere with its source.
+      uint32_t copy_src = kNoNode;
+      if ((d.opcode == Opcode::kCopy || IsMoveLike(d.opcode)) && ops.size() == 2 && ops[1].IsUse()) {
+        copy_src = node_of_[ops[1].value().index()];
+      }
+      auto define = [&](const Operand& def) {
+        uint32_t n = node_of_[def.value().index()];
+        if (n == kNoNode) return;
+        for (uint32_t x : live) {
+          if (x != copy_src) g_.AddEdge(n, x);
+        }
+        for (const Operand& other : ops) {  // defs of one instruction never share
+          if (other.IsDef()) {
+            uint32_t m = node_of_[other.value().index()];
+            if (m != kNoNode) g_.AddEdge(n, m);
+          }
+        }
+        if (where[n] == kNoNode) add(n);  // a dead def still occupies its register here
+        remove(n);
+        cost_[n] += w;
+      };
+      auto read = [&](const Operand& use) {
+        uint32_t n = node_of_[use.value().index()];
+        if (n == kNoNode) return;
+        add(n);
+        cost_[n] += 2 * w;
+      };
+      for (const Operand& op : ops) {
+        if (op.IsDef() && op.position() == Position::kLate) define(op);
+      }
+      for (const Operand& op : ops) {
+        if (op.IsUse() && op.position() == Position::kLate) read(op);
+      }
+      if (d.clobbers >= 0) {
+        RegSet hit;
+        for (PReg r : f_.clobber_set(d.clobbers)) hit |= t_.Aliases(r);
+        for (uint32_t x : live) clobbered_[x] |= hit;
+      }
+      for (const Operand& op : ops) {
+        if (op.IsDef() && op.position() == Position::kEarly) define(op);
+      }
+      for (const Operand& op : ops) {
+        if (op.IsUse() && op.position() == Position::kEarly) read(op);
+      }
+      time += w;
+    }
+    // Parameters are defined together at the block's start, where the live-in
+    // values also live; the edge's moves go before the branch of a predecessor
+    // with one successor, so they must not land on what that branch reads.
+    const std::vector<Operand>& params = f_.block(b).params;
+    for (const Operand& p : params) {
+      uint32_t n = node_of_[p.value().index()];
+      if (n == kNoNode) continue;
+      for (uint32_t x : live) {
+        if (x != n) g_.AddEdge(n, x);
+      }
+      for (const Operand& q : params) {
+        uint32_t m = node_of_[q.value().index()];
+        if (m != kNoNode) g_.AddEdge(n, m);
+      }
+      if (b != f_.entry()) {
+        for (const Edge& e : cfg.preds(b)) {
+          if (cfg.succs(e.from).size() != 1) continue;
+          const InstData& bd = f_.inst(e.branch);
+          absl::Span<const Operand> bops = f_.operands(e.branch);
+          for (size_t k = 0; k < NumNonArgOperands(bd); ++k) {
+            uint32_t m = node_of_[bops[k].value().index()];
+            if (bops[k].IsUse() && m != kNoNode) g_.AddEdge(n, m);
+          }
+        }
+      }
+      cost_[n] += w;
+    }
+    for (const Operand& p : params) remove(node_of_[p.value().index()]);
+    while (!live.empty()) remove(live.back());
+  }
+  g_.Finish();
+  for (uint32_t n = 0; n < nn; ++n) {
+    if (precolored_[n]) {
+      if (clobbered_[n].Contains(color_[n])) return Error("a fixed register lives across a clobber of it");
+      continue;
+    }
+    mask_[n].Subtract(clobbered_[n]);
+  }
+  stats_.live_ranges = static_cast<int>(nn);
+  stats_.edges = static_cast<int>(g_.num_edges());
+  stats_.graph_bytes = std::max(stats_.graph_bytes, g_.MemoryBytes());
+  return absl::OkStatus();
+}
+
+void Chaitin::MergeNodes(uint32_t a, uint32_t b) {
+  g_.Merge(a, b);
+  alias_[b] = a;
+  mask_[a] &= mask_[b];
+  cost_[a] += cost_[b];
+  area_[a] += area_[b];
+  node_temp_[a] = node_temp_[a] && node_temp_[b];
+  if (precolored_[b]) {
+    precolored_[a] = 1;
+    color_[a] = color_[b];
+  }
+}
+
+// Can `a` and `b` become one live range: no interference, one class, a common
+// register, not two fixed ones, and where one is fixed, no neighbour of the
+// other fixed to an overlapping register?
+bool Chaitin::Compatible(uint32_t a, uint32_t b) const {
+  if (a == b || cls_[a] != cls_[b] || g_.Interferes(a, b) || (mask_[a] & mask_[b]).Empty()) return false;
+  if (precolored_[a] && precolored_[b]) return false;
+  if (!precolored_[a] && !precolored_[b]) return true;
+  uint32_t fixed = precolored_[a] ? a : b, other = precolored_[a] ? b : a;
+  for (uint32_t m : g_.Neighbors(other)) {
+    if (precolored_[m] && t_.Units(color_[m]).Intersects(t_.Units(color_[fixed]))) return false;
+  }
+  return true;
+}
+
+void Chaitin::AggressiveCoalesce() {
+  ControlFlowGraph cfg(f_);
+  for (Block b : f_.layout()) {
+    if (b == f_.entry()) continue;
+    const std::vector<Operand>& params = f_.block(b).params;
+    for (const Edge& e : cfg.preds(b)) {
+      absl::Span<const Operand> ops = f_.operands(e.branch);
+      const size_t first = f_.inst(e.branch).targets[e.target].first_arg;
+      for (size_t k = 0; k < params.size(); ++k) {
+        Value p = params[k].value(), a = ops[first + k].value();
+        uint32_t np = NodeOf(p), na = NodeOf(a);
+        if (np == kNoNode || na == kNoNode || !Compatible(np, na)) continue;
+        MergeNodes(np, na);
+        Union(p, a);
+        ++stats_.aggressive;
+      }
+    }
+  }
+}
+
+// Briggs's test: the merged node has fewer than k neighbours of significant
+// degree (k or more), so it can always be simplified.
+void Chaitin::ConservativeCoalesce() {
+  std::vector<uint32_t> both;
+  for (Block b : f_.layout()) {
+    for (Inst i : f_.block(b).insts) {
+      if (f_.inst(i).opcode != Opcode::kCopy) continue;
+      absl::Span<const Operand> ops = f_.operands(i);
+      if (ops.size() != 2) continue;
+      uint32_t nd = NodeOf(ops[0].value()), ns = NodeOf(ops[1].value());
+      if (nd == kNoNode || ns == kNoNode || !Compatible(nd, ns)) continue;
+      both.clear();
+      std::set_union(g_.Neighbors(nd).begin(), g_.Neighbors(nd).end(), g_.Neighbors(ns).begin(),
+                     g_.Neighbors(ns).end(), std::back_inserter(both));
+      const int k = (mask_[nd] & mask_[ns]).Count();
+      int significant = 0;
+      for (uint32_t m : both) {
+        if (precolored_[m] || static_cast<int>(g_.Neighbors(m).size()) >= mask_[m].Count()) ++significant;
+      }
+      if (significant >= k) continue;
+      // The survivor is the source's node, so that the copy's def joins it.
+      MergeNodes(ns, nd);
+      Union(ops[1].value(), ops[0].value());
+      ++stats_.conservative;
+    }
+  }
+}
+
+// Step 6: simplify (Briggs or Chaitin) and select.
+absl::Status Chaitin::Color(std::vector<uint32_t>& spilled) {
+  const uint32_t nn = static_cast<uint32_t>(cls_.size());
+  std::vector<uint8_t> removed(nn, 0), on_low(nn, 0);
+  std::vector<int> degree(nn, 0), k(nn, 0);
+  std::vector<uint32_t> low, stack, remaining;
+  for (uint32_t n = 0; n < nn; ++n) {
+    if (alias_[n] != n || precolored_[n]) {
+      removed[n] = 1;
+      continue;
+    }
+    k[n] = mask_[n].Count();
+    if (k[n] == 0) {
+      if (node_temp_[n]) return Error("a one-instruction live range has no register left");
+      removed[n] = 1;  // nothing fits across its calls: spill at once
+      spilled.push_back(n);
+      continue;
+    }
+    for (uint32_t m : g_.Neighbors(n)) degree[n] += Blocks(n, m);
+    remaining.push_back(n);
+  }
+  for (uint32_t n : remaining) {
+    if (!removed[n] && degree[n] < k[n]) {
+      low.push_back(n);
+      on_low[n] = 1;
+    }
+  }
+  size_t left = 0;
+  for (uint32_t n : remaining) left += !removed[n];
+  std::vector<uint32_t> by_score;
+  std::vector<double> score;
+  size_t next_by_score = 0;
+  auto take = [&](uint32_t n) {
+    removed[n] = 1;
+    --left;
+    for (uint32_t m : g_.Neighbors(n)) {
+      if (removed[m]) continue;
+      degree[m] -= Blocks(m, n);
+      if (!on_low[m] && degree[m] < k[m]) {
+        low.push_back(m);
+        on_low[m] = 1;
+      }
+    }
+  };
+  while (left > 0) {
+    if (!low.empty()) {
+      uint32_t n = low.back();
+      low.pop_back();
+      if (removed[n]) continue;
+      stack.push_back(n);
+      take(n);
+      continue;
+    }
+    // Blocked: the lowest score goes (optimistically, or spilled at once).
+    // Scores do not change within a round: walk them in order once.
+    if (by_score.empty()) {
+      by_score = remaining;
+      score.assign(nn, 0.0);
+      for (uint32_t n : remaining) score[n] = Score(cost_[n], area_[n], node_temp_[n]);
+      std::stable_sort(by_score.begin(), by_score.end(), [&](uint32_t a, uint32_t b) { return score[a] < score[b]; });
+    }
+    while (removed[by_score[next_by_score]]) ++next_by_score;
+    uint32_t best = by_score[next_by_score];
+    if (o_.optimistic || node_temp_[best]) {
+      stack.push_back(best);
+    } else {
+      spilled.push_back(best);
+    }
+    take(best);
+  }
+  std::vector<uint8_t> colored(nn, 0);
+  for (uint32_t n = 0; n < nn; ++n) {
+    if (!precolored_[n] || alias_[n] != n) continue;
+    colored[n] = 1;
+    for (uint32_t m : g_.Neighbors(n)) {
+      if (precolored_[m] && t_.Units(color_[m]).Intersects(t_.Units(color_[n]))) {
+        return Error(absl::StrCat("two live ranges fixed to %", t_.RegName(color_[n]), " and %",
+                                  t_.RegName(color_[m]), " interfere"));
+      }
+    }
+  }
+  for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
+    uint32_t n = *it;
+    UnitSet taken;
+    for (uint32_t m : g_.Neighbors(n)) {
+      if (colored[m]) taken |= t_.Units(color_[m]);
+    }
+    PReg pick;
+    for (PReg r : t_.Class(cls_[n]).allocation_order) {
+      if (mask_[n].Contains(r) && !taken.Intersects(t_.Units(r))) {
+        pick = r;
+        break;
+      }
+    }
+    if (!pick.IsValid()) {
+      if (node_temp_[n]) return Error("a one-instruction live range found no register");
+      spilled.push_back(n);
+      continue;
+    }
+    color_[n] = pick;
+    colored[n] = 1;
+  }
+  return absl::OkStatus();
+}
+
+// Step 7: each spilled live range lives in one stack slot.
+absl::Status Chaitin::SpillEverywhere(const std::vector<uint32_t>& spilled) {
+  std::vector<uint8_t> is_spilled(cls_.size(), 0);
+  for (uint32_t n : spilled) is_spilled[n] = 1;
+  stats_.spilled += static_cast<int>(spilled.size());
+  const int nv = f_.num_values();
+  // One slot per live range, as large as its largest member.
+  std::vector<StackSlot> slot_of(cls_.size());
+  std::vector<int> size_of(cls_.size(), 0);
+  std::vector<uint8_t> member(nv, 0);
+  for (int v = 0; v < nv; ++v) {
+    uint32_t n = NodeOf(Value(static_cast<uint32_t>(v)));
+    if (n == kNoNode || !is_spilled[n]) continue;
+    member[v] = 1;
+    size_of[n] = std::max(size_of[n], TypeSize(f_.value_type(Value(static_cast<uint32_t>(v)))));
+  }
+  for (uint32_t n : spilled) slot_of[n] = f_.NewStackSlot(size_of[n]);
+  std::vector<Value> rename(nv);
+  std::vector<uint8_t> skip;
+  for (Block b : f_.layout()) {
+    for (const Operand& p : f_.block(b).params) {
+      Value v = p.value();
+      if (member[v.index()]) MarkStack(v, slot_of[NodeOf(v)]);
+    }
+    std::vector<Inst> out;
+    std::vector<Inst> insts = f_.block(b).insts;
+    bool changed = false;
+    for (Inst i : insts) {
+      out.push_back(i);
+      for (const Operand& op : f_.operands(i)) {
+        if (!op.IsDef() || !member[op.value().index()]) continue;
+        Value v = op.value();
+        if (IsTerminator(f_.inst(i).opcode)) return Error("a spilled value is defined by a terminator");
+        Value s = NewValueLike(v);
+        Inst store = Make(Opcode::kSpill, s, v);
+        if (skip.size() <= store.index()) skip.resize(store.index() + 1, 0);
+        skip[store.index()] = 1;
+        out.push_back(store);
+        MarkStack(s, slot_of[NodeOf(v)]);
+        rename[v.index()] = s;
+        temp_[v.index()] = 1;  // in a register from its def to the store only
+        ++stats_.spills;
+        changed = true;
+      }
+    }
+    if (changed) f_.block(b).insts = std::move(out);
+  }
+  RenameUses(rename, skip);
+  // The live ranges split into their pieces; two-address pairs stay together.
+  // (A spilled live range is a whole union-find set: flatten, then cut.)
+  for (int v = 0; v < nv; ++v) parent_[v] = Find(static_cast<uint32_t>(v));
+  for (int v = 0; v < nv; ++v) {
+    if (member[v]) parent_[v] = static_cast<uint32_t>(v);
+  }
+  for (const auto& [d, s] : forced_) {
+    if (!stack_[d.index()] && !stack_[s.index()]) Union(s, d);
+  }
+  return RewriteStackUses();
+}
+
+// Step 8: locations everywhere.
+absl::Status Chaitin::Assign() {
+  RegSet used;
+  auto loc_of = [&](Value v) -> absl::StatusOr<Location> {
+    if (stack_[v.index()]) return Location::Stack(slot_[v.index()]);
+    uint32_t n = NodeOf(v);
+    if (n == kNoNode || !color_[n].IsValid()) {
+      return Error(absl::StrCat(f_.ValueName(v), " has no location"));
+    }
+    std::optional<PReg> r = t_.View(color_[n], *t_.ClassFor(f_.value_type(v)));
+    if (!r.has_value()) return Error(absl::StrCat(f_.ValueName(v), " has no view of %", t_.RegName(color_[n])));
+    used.Insert(*r);
+    return Location::Reg(*r);
+  };
+  for (Block b : f_.layout()) {
+    for (Operand& p : f_.block(b).params) {
+      RA_ASSIGN_OR_RETURN(Location l, loc_of(p.value()));
+      p.set_location(l);
+    }
+    for (Inst i : f_.block(b).insts) {
+      for (Operand& op : f_.operands(i)) {
+        RA_ASSIGN_OR_RETURN(Location l, loc_of(op.value()));
+        op.set_location(l);
+      }
+    }
+  }
+  f_.set_saved_regs(FrameSaves(f_, t_, used));
+  return absl::OkStatus();
+}
+
+void Chaitin::PrintRound(const std::vector<uint32_t>& spilled) {
+  absl::StrAppend(&stats_.printed, "chaitin round ", round_, " of %", f_.name(), ": ", cls_.size(), " live ranges, ",
+                  g_.num_edges(), " edges, ", stats_.aggressive, " aggressive and ", stats_.conservative,
+                  " conservative merges so far\n");
+  for (size_t n = 0; n < cls_.size(); ++n) {
+    if (alias_[n] != n) continue;
+    std::string members;
+    for (int v = 0; v < static_cast<int>(node_of_.size()); ++v) {
+      if (node_of_[v] != kNoNode && NodeOf(Value(static_cast<uint32_t>(v))) == n) {
+        absl::StrAppend(&members, members.empty() ? "" : " ", f_.ValueName(Value(static_cast<uint32_t>(v))));
+      }
+    }
+    bool is_spilled = std::find(spilled.begin(), spilled.end(), n) != spilled.end();
+    absl::StrAppend(&stats_.printed, "  lrg", n, " {", members, "} ", t_.Class(cls_[n]).name, " mask ",
+                    mask_[n].Count(), " degree ", g_.Neighbors(static_cast<uint32_t>(n)).size(), " cost ", cost_[n],
+                    " area ", area_[n], " score ", Score(cost_[n], area_[n], node_temp_[n]), " -> ",
+                    is_spilled ? std::string("spilled")
+                               : color_[n].IsValid() ? absl::StrCat("%", t_.RegName(color_[n])) : std::string("-"),
+                    "\n");
+  }
+}
+
+absl::Status Chaitin::Run() {
+  // How many registers of class A one register of class B (or one register r)
+  // can cover: the effective degree's weights.
+  const int nc = t_.num_classes(), nr = t_.num_regs();
+  cover_.assign(nc * nc, 0);
+  cover_pre_.assign(nc * nr, 0);
+  for (int a = 0; a < nc; ++a) {
+    for (int r = 0; r < nr; ++r) {
+      int c = 0;
+      for (PReg x : t_.Class(RegClass(a)).members) c += t_.Units(x).Intersects(t_.Units(PReg(r)));
+      cover_pre_[a * nr + r] = c;
+    }
+    for (int b = 0; b < nc; ++b) {
+      int worst = 0;
+      for (PReg y : t_.Class(RegClass(b)).members) worst = std::max(worst, cover_pre_[a * nr + y.index()]);
+      cover_[a * nc + b] = worst;
+    }
+  }
+  RA_RETURN_IF_ERROR(Prepare());
+  std::vector<uint32_t> spilled;
+  for (round_ = 1;; ++round_) {
+    if (round_ > o_.max_rounds) return Error("spilling did not converge");
+    RA_RETURN_IF_ERROR(BuildGraph());
+    if (round_ == 1 && o_.aggressive) AggressiveCoalesce();
+    if (o_.conservative) ConservativeCoalesce();
+    spilled.clear();
+    RA_RETURN_IF_ERROR(Color(spilled));
+    if (o_.dump) PrintRound(spilled);
+    stats_.rounds = round_;
+    if (spilled.empty()) break;
+    RA_RETURN_IF_ERROR(SpillEverywhere(spilled));
+  }
+  return Assign();
+}
+
+}  // namespace
+
+absl::StatusOr<ChaitinStats> ChaitinAllocator::Run(Function& func, const Target& target) {
+  if (func.IsAllocated()) {
+    return absl::FailedPreconditionError(absl::StrCat("function %", func.name(), ": chaitin needs SSA form"));
+  }
+  ChaitinStats stats;
+  Chaitin c(func, target, options_, sets_, ifg_, stats);
+  RA_RETURN_IF_ERROR(c.Run());
+  if (options_.lower_params) {
+    RA_ASSIGN_OR_RETURN(stats.lower, LowerBlockParams(func, target));
+  }
+  return stats;
+}
+
+}  // namespace regalloc

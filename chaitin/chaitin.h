@@ -1,0 +1,123 @@
+// The Chaitin–Briggs allocator after HotSpot C2 (opto/chaitin.cpp, ifg.cpp,
+// coalesce.cpp): interference-graph coloring with aggressive and conservative
+// coalescing, iterated until nothing spills. One reusable object, as for the
+// other families:
+//
+//   ChaitinAllocator allocator;              // once per thread; buffers reused
+//   allocator.options().conservative = false;
+//   absl::StatusOr<ChaitinStats> s = allocator.Run(func, target);
+//
+// The flow (C2's Compile_Register_Allocate, on our IR):
+//  1. Constraints (our counterpart of C2's machine-node register masks): a
+//     Fixed use reads a new value copied just before its instruction, which is
+//     precolored to that register; a Fixed def is precolored and copied out at
+//     once (later uses read the copy); a Reuse (two-address) def shares a live
+//     range with a copy of its source (C2's two-address coalescing, forced); a
+//     Stack use reads a new value stored just before (an outgoing stack
+//     argument); an entry parameter fixed to a register is copied out at the
+//     top of the entry block. Precolored live ranges thus span one instruction.
+//  2. Live ranges (de_ssa, gather_lrg_masks): a union-find over SSA values; each
+//     live range has a register mask (its class's registers, one register if
+//     precolored, without the registers an instruction it lives across
+//     clobbers), a cost (each def at 10^loop depth, each use at twice that) and
+//     an area (10^loop depth per instruction it is live across).
+//  3. The interference graph (build_ifg_physical): one backward walk per block
+//     from its live-out set with Early and Late points (early defs interfere
+//     with late uses, defs with what lives past them, block parameters with each
+//     other, with the block's live-in values and with what the predecessor's
+//     branch reads where the edge's moves go before it). A copy's def does not
+//     interfere with its source (Chaitin's copy rule), so the two may coalesce.
+//  4. Aggressive coalescing (PhaseAggressiveCoalesce, first round): block
+//     parameters with their arguments where they do not interfere and their
+//     masks intersect; where that fails the parameter keeps its own live range
+//     and lower_params moves the value on the edge (parallel copies, cycles
+//     included).
+//  5. Conservative coalescing (PhaseConservativeCoalesce): copies, when Briggs's
+//     test holds (fewer than k neighbours of significant degree), so a
+//     colorable graph stays colorable.
+//  6. Simplify / select (Briggs): live ranges of low effective degree (neighbours
+//     weighted by how many of this range's registers one of theirs can cover:
+//     x86 ax covers al and ah, ARMv7 q covers two d and four s) are removed
+//     first; when none is left, the lowest C2 score() goes optimistically
+//     (pessimistic: Chaitin's, spilled at once). Select gives each the first
+//     register of its mask free of its colored neighbours' units.
+//  7. Spill everywhere (Chaitin's original; C2 splits instead: not yet here):
+//     a spilled live range lives in one stack slot; each def is stored right
+//     after (`v9 = spill v5`), each register use reloads (`v10 = reload v9`);
+//     Any and Stack uses, copies and branch arguments read the slot. The new
+//     pieces span one instruction and score infinite (area 0), so the next
+//     round cannot spill them again; rounds repeat until nothing spills.
+//  8. Locations on every operand and parameter, the frame's saved registers,
+//     then block parameters lowered to moves (ssa/lower_params.h).
+//
+// Preconditions: `func` is legalized for `target`, verified, in SSA form.
+// Errors: FailedPrecondition on an allocated function; Internal (naming the
+// function and round) when the rounds do not converge, which would be a bug.
+#ifndef REGALLOC_CHAITIN_CHAITIN_H_
+#define REGALLOC_CHAITIN_CHAITIN_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "chaitin/ifg.h"
+#include "liveness/live_sets.h"
+#include "ssa/ir.h"
+#include "ssa/lower_params.h"
+#include "targets/target.h"
+
+namespace regalloc {
+
+struct ChaitinOptions {
+  // Aggressive coalescing of block parameters with their arguments (C2's
+  // PhaseAggressiveCoalesce).
+  bool aggressive = true;
+  // Conservative (Briggs) coalescing of copies (C2's PhaseConservativeCoalesce).
+  bool conservative = true;
+  // Briggs's optimistic simplify: a high-degree live range is pushed and may
+  // still find a register in select. Off: Chaitin's pessimistic simplify spills
+  // it at once.
+  bool optimistic = true;
+  // Lower block parameters to edge moves after allocation.
+  bool lower_params = true;
+  // Fill ChaitinStats::printed with each round's live ranges and decisions.
+  bool dump = false;
+  // Rounds of build/color/spill before giving up (each round's spill pieces
+  // cannot spill again, so two or three suffice in practice).
+  int max_rounds = 12;
+};
+
+struct ChaitinStats {
+  int rounds = 0;               // build/color rounds until nothing spilled
+  int live_ranges = 0;          // in the last round's graph
+  int edges = 0;                // interference edges in the last round's graph
+  int constraint_copies = 0;    // copies made for fixed, reuse and stack operands
+  int aggressive = 0;           // parameter/argument merges
+  int conservative = 0;         // copy merges
+  int spilled = 0;              // live ranges spilled, all rounds
+  int spills = 0;               // stores inserted
+  int reloads = 0;              // reloads inserted
+  int64_t graph_bytes = 0;      // the largest graph's adjacency storage
+  LowerParamsStats lower;
+  std::string printed;          // with ChaitinOptions::dump
+};
+
+class ChaitinAllocator {
+ public:
+  explicit ChaitinAllocator(const ChaitinOptions& options = ChaitinOptions()) : options_(options) {}
+
+  ChaitinOptions& options() { return options_; }
+  const ChaitinOptions& options() const { return options_; }
+
+  absl::StatusOr<ChaitinStats> Run(Function& func, const Target& target);
+
+ private:
+  ChaitinOptions options_;
+  LiveSets sets_;
+  InterferenceGraph ifg_;
+};
+
+}  // namespace regalloc
+
+#endif  // REGALLOC_CHAITIN_CHAITIN_H_

@@ -1,0 +1,54 @@
+#include "chaitin/ifg.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+namespace regalloc {
+
+void InterferenceGraph::Reset(int num_nodes) {
+  num_nodes_ = num_nodes;
+  if (static_cast<int>(rows_.size()) < num_nodes) rows_.resize(num_nodes);
+  for (int n = 0; n < num_nodes; ++n) rows_[n].clear();
+}
+
+void InterferenceGraph::Finish() {
+  for (int n = 0; n < num_nodes_; ++n) {
+    std::vector<uint32_t>& row = rows_[n];
+    std::sort(row.begin(), row.end());
+    row.erase(std::unique(row.begin(), row.end()), row.end());
+  }
+}
+
+bool InterferenceGraph::Interferes(uint32_t a, uint32_t b) const {
+  const std::vector<uint32_t>& r = rows_[a].size() <= rows_[b].size() ? rows_[a] : rows_[b];
+  uint32_t other = &r == &rows_[a] ? b : a;
+  return std::binary_search(r.begin(), r.end(), other);
+}
+
+void InterferenceGraph::Merge(uint32_t a, uint32_t b) {
+  for (uint32_t n : rows_[b]) {
+    std::vector<uint32_t>& row = rows_[n];
+    row.erase(std::lower_bound(row.begin(), row.end(), b));
+    auto at = std::lower_bound(row.begin(), row.end(), a);
+    if (at == row.end() || *at != a) row.insert(at, a);
+  }
+  merged_.clear();
+  std::set_union(rows_[a].begin(), rows_[a].end(), rows_[b].begin(), rows_[b].end(), std::back_inserter(merged_));
+  rows_[a].assign(merged_.begin(), merged_.end());
+  rows_[b].clear();
+}
+
+int64_t InterferenceGraph::num_edges() const {
+  int64_t ends = 0;
+  for (int n = 0; n < num_nodes_; ++n) ends += static_cast<int64_t>(rows_[n].size());
+  return ends / 2;
+}
+
+int64_t InterferenceGraph::MemoryBytes() const {
+  int64_t bytes = static_cast<int64_t>(rows_.capacity() * sizeof(std::vector<uint32_t>));
+  for (const std::vector<uint32_t>& r : rows_) bytes += static_cast<int64_t>(r.capacity() * sizeof(uint32_t));
+  return bytes;
+}
+
+}  // namespace regalloc
