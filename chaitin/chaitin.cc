@@ -95,6 +95,16 @@ class Chaitin {
     return cover_[cls_[n].index() * t_.num_classes() + cls_[m].index()];
   }
   absl::Status Color(std::vector<uint32_t>& spilled);
+  // The values of node `n`, for messages and dumps.
+  std::string Members(uint32_t n) {
+    std::string out;
+    for (size_t v = 0; v < node_of_.size(); ++v) {
+      if (node_of_[v] != kNoNode && NodeOf(Value(static_cast<uint32_t>(v))) == n) {
+        absl::StrAppend(&out, out.empty() ? "" : " ", f_.ValueName(Value(static_cast<uint32_t>(v))));
+      }
+    }
+    return out;
+  }
   absl::Status SpillEverywhere(const std::vector<uint32_t>& spilled);
   absl::Status Assign();
   void PrintRound(const std::vector<uint32_t>& spilled);
@@ -182,6 +192,7 @@ absl::Status Chaitin::Prepare() {
       const size_t first_arg = IsBranch(d.opcode) ? NumNonArgOperands(d) : ops.size();
       before.clear();
       after.clear();
+      absl::InlinedVector<std::pair<std::pair<Value, PReg>, Value>, 4> fixed_copies;
       for (size_t k = 0; k < ops.size(); ++k) {
         Operand& op = ops[k];
         if (!op.IsUse()) continue;
@@ -192,12 +203,20 @@ absl::Status Chaitin::Prepare() {
           continue;
         }
         if (op.constraint() == ConstraintKind::kFixed) {
-          Value c = NewValueLike(v);
-          before.push_back(Make(Opcode::kCopy, c, v));
+          // One value read twice from one register: one copy.
+          Value c;
+          for (const auto& [key, copy] : fixed_copies) {
+            if (key.first == v && key.second == op.fixed_reg()) c = copy;
+          }
+          if (!c.IsValid()) {
+            c = NewValueLike(v);
+            before.push_back(Make(Opcode::kCopy, c, v));
+            precolor_[c.index()] = op.fixed_reg();
+            temp_[c.index()] = 1;
+            fixed_copies.push_back({{v, op.fixed_reg()}, c});
+            ++stats_.constraint_copies;
+          }
           op.set_value(c);
-          precolor_[c.index()] = op.fixed_reg();
-          temp_[c.index()] = 1;
-          ++stats_.constraint_copies;
         } else if (op.constraint() == ConstraintKind::kStack && !stack_[v.index()]) {
           Value s = NewValueLike(v);
           before.push_back(Make(Opcode::kSpill, s, v));
@@ -566,7 +585,8 @@ void Chaitin::AggressiveCoalesce() {
 }
 
 // Briggs's test: the merged node has fewer than k neighbours of significant
-// degree (k or more), so it can always be simplified.
+// degree (k or more), so it can always be simplified. Where one side is fixed
+// to a register (it is never simplified), George's test instead.
 void Chaitin::ConservativeCoalesce() {
   std::vector<uint32_t> both;
   for (Block b : f_.layout()) {
@@ -576,6 +596,24 @@ void Chaitin::ConservativeCoalesce() {
       if (ops.size() != 2) continue;
       uint32_t nd = NodeOf(ops[0].value()), ns = NodeOf(ops[1].value());
       if (nd == kNoNode || ns == kNoNode || !Compatible(nd, ns)) continue;
+      if (precolored_[nd] || precolored_[ns]) {
+        // George's test for a fixed register: every neighbour of the other
+        // already interferes with the fixed one, or has insignificant degree.
+        uint32_t fixed = precolored_[nd] ? nd : ns, other = precolored_[nd] ? ns : nd;
+        bool safe = true;
+        for (uint32_t m : g_.Neighbors(other)) {
+          if (precolored_[m] || g_.Interferes(m, fixed)) continue;
+          if (static_cast<int>(g_.Neighbors(m).size()) >= mask_[m].Count()) {
+            safe = false;
+            break;
+          }
+        }
+        if (!safe) continue;
+        MergeNodes(fixed, other);
+        Union(ops[1].value(), ops[0].value());
+        ++stats_.conservative;
+        continue;
+      }
       both.clear();
       std::set_union(g_.Neighbors(nd).begin(), g_.Neighbors(nd).end(), g_.Neighbors(ns).begin(),
                      g_.Neighbors(ns).end(), std::back_inserter(both));
@@ -670,7 +708,7 @@ absl::Status Chaitin::Color(std::vector<uint32_t>& spilled) {
     for (uint32_t m : g_.Neighbors(n)) {
       if (precolored_[m] && t_.Units(color_[m]).Intersects(t_.Units(color_[n]))) {
         return Error(absl::StrCat("two live ranges fixed to %", t_.RegName(color_[n]), " and %",
-                                  t_.RegName(color_[m]), " interfere"));
+                                  t_.RegName(color_[m]), " interfere: {", Members(n), "} and {", Members(m), "}"));
       }
     }
   }
@@ -794,12 +832,7 @@ void Chaitin::PrintRound(const std::vector<uint32_t>& spilled) {
                   " conservative merges so far\n");
   for (size_t n = 0; n < cls_.size(); ++n) {
     if (alias_[n] != n) continue;
-    std::string members;
-    for (int v = 0; v < static_cast<int>(node_of_.size()); ++v) {
-      if (node_of_[v] != kNoNode && NodeOf(Value(static_cast<uint32_t>(v))) == n) {
-        absl::StrAppend(&members, members.empty() ? "" : " ", f_.ValueName(Value(static_cast<uint32_t>(v))));
-      }
-    }
+    std::string members = Members(static_cast<uint32_t>(n));
     bool is_spilled = std::find(spilled.begin(), spilled.end(), n) != spilled.end();
     absl::StrAppend(&stats_.printed, "  lrg", n, " {", members, "} ", t_.Class(cls_[n]).name, " mask ",
                     mask_[n].Count(), " degree ", g_.Neighbors(static_cast<uint32_t>(n)).size(), " cost ", cost_[n],

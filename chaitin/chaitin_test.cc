@@ -1,0 +1,274 @@
+// The Chaitin–Briggs allocator on hand-written and generated functions: every
+// allocation goes through the checker (and the original's instructions must all
+// be there) and the interpreter, and each test asserts what the allocator should
+// have done.
+#include <regex>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "chaitin/chaitin.h"
+#include "chaitin/ifg.h"
+#include "check/checker.h"
+#include "check/generator.h"
+#include "check/interpreter.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "ssa/printer.h"
+#include "ssa/ssa_testing.h"
+
+namespace regalloc {
+namespace {
+
+using ::testing::HasSubstr;
+
+const Target& T(const char* name) { return *TargetByName(name).value(); }
+
+struct ChaitinRun {
+  ChaitinStats stats;
+  AllocationCost cost;
+  std::string printed;
+  bool ok = false;
+};
+
+// Allocates a legalized copy of `f`, checks and interprets it (3 seeds).
+ChaitinRun Allocate(const Function& f, const Target& target, const ChaitinOptions& options = ChaitinOptions()) {
+  ChaitinRun run;
+  Function g = f;
+  ChaitinOptions o = options;
+  o.dump = true;
+  ChaitinAllocator allocator(o);
+  absl::StatusOr<ChaitinStats> s = allocator.Run(g, target);
+  EXPECT_TRUE(s.ok()) << s.status() << "\n" << PrintFunction(f, target);
+  if (!s.ok()) return run;
+  run.stats = *s;
+  run.printed = PrintFunction(g, target);
+  run.cost = MeasureAllocation(g);
+  absl::Status checked = CheckAllocation(g, target);
+  EXPECT_TRUE(checked.ok()) << checked << "\n" << run.printed;
+  absl::Status kept = CheckKeepsOriginal(f, g, target);
+  EXPECT_TRUE(kept.ok()) << kept << "\n" << run.printed;
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    absl::Status same = CompareExecutions(f, g, target, seed);
+    EXPECT_TRUE(same.ok()) << same << "\n" << run.printed;
+  }
+  run.ok = checked.ok() && kept.ok();
+  return run;
+}
+
+ChaitinRun Allocate(const std::string& text, const Target& target, const ChaitinOptions& options = ChaitinOptions()) {
+  return Allocate(ParseLegal(text, target), target, options);
+}
+
+TEST(InterferenceGraphTest, RowsAreSquareSortedAndMerge) {
+  InterferenceGraph g;
+  g.Reset(4);
+  g.AddEdge(2, 0);
+  g.AddEdge(0, 2);  // a duplicate
+  g.AddEdge(1, 1);  // a self-edge
+  g.AddEdge(3, 0);
+  g.AddEdge(1, 3);
+  g.Finish();
+  EXPECT_EQ(g.num_edges(), 3);
+  EXPECT_THAT(g.Neighbors(0), ::testing::ElementsAre(2, 3));
+  EXPECT_TRUE(g.Interferes(3, 1));
+  EXPECT_FALSE(g.Interferes(0, 1));
+  g.Merge(0, 1);  // 1's edge to 3 becomes 0's (which it already has)
+  EXPECT_THAT(g.Neighbors(0), ::testing::ElementsAre(2, 3));
+  EXPECT_THAT(g.Neighbors(3), ::testing::ElementsAre(0));
+  EXPECT_TRUE(g.Neighbors(1).empty());
+  EXPECT_EQ(g.num_edges(), 2);
+}
+
+// Both loop parameters coalesce with their arguments on both edges: the loop
+// moves nothing, and its body holds no copy that moves.
+TEST(ChaitinTest, LoopParametersCoalesceWithTheirArguments) {
+  for (const char* target : {"x86_64", "aarch64", "armv7"}) {
+    ChaitinRun run = Allocate(kSumLoopText, T(target));
+    EXPECT_GE(run.stats.aggressive, 4) << target << "\n" << run.stats.printed;
+    EXPECT_EQ(run.stats.lower.moves, 0) << target << "\n" << run.printed;
+    EXPECT_EQ(run.stats.spilled, 0) << target;
+    EXPECT_EQ(run.stats.rounds, 1) << target;
+    // What remains is at most the copies out of the argument registers.
+    EXPECT_LE(run.cost.moves, 2) << target << "\n" << run.printed;
+  }
+}
+
+// Parameters that swap on the back edge interfere (both live into the branch):
+// they cannot coalesce with their arguments, and the edge's parallel copy
+// exchanges them.
+TEST(ChaitinTest, ASwapCycleOfParametersMovesOnTheEdge) {
+  const char* text = R"(function %swap(i32, i32, i32) -> i32 {
+block0(v0: i32, v1: i32, v2: i32):
+    jump block1(v0, v1, v2)
+block1(v3: i32, v4: i32, v5: i32):
+    v6 = const.i32 1
+    v7 = sub v5, v6
+    v8 = const.i32 0
+    v9 = cmp.ne v7, v8
+    br v9, block1(v4, v3, v7), block2
+block2:
+    v10 = sub v3, v4
+    ret v10
+}
+)";
+  for (const char* target : {"x86_64", "aarch64", "armv7"}) {
+    ChaitinRun run = Allocate(text, T(target));
+    ASSERT_TRUE(run.ok) << target;
+    // v3 and v4 trade places every iteration: one swap on x86, a three-move cycle elsewhere.
+    EXPECT_GE(run.stats.lower.moves, 1) << target << "\n" << run.printed;
+    if (std::string(target) == "x86_64") EXPECT_EQ(run.stats.lower.swaps, 1) << run.printed;
+  }
+}
+
+// The line `vN@reuse0[%R] = sub vM[%R], ...` with one register R.
+bool SubSharesItsSource(const std::string& printed) {
+  std::smatch m;
+  static const std::regex sub(R"(v\d+@reuse0\[%(\w+)\] = sub v\d+\[%(\w+)\])");
+  return std::regex_search(printed, m, sub) && m[1] == m[2];
+}
+
+// x86 two-address: the def shares its source's register when the source dies
+// there, so `sub` needs no move; when the source lives on, the copy made for it
+// is the only move.
+TEST(ChaitinTest, TwoAddressDefsShareTheirSourcesRegister) {
+  const char* dies = R"(function %dies(i64, i64) -> i64 {
+block0(v0: i64, v1: i64):
+    v2 = add v0, v1
+    v3 = sub v2, v1
+    ret v3
+}
+)";
+  ChaitinRun run = Allocate(dies, T("x86_64"));
+  ASSERT_TRUE(run.ok);
+  EXPECT_TRUE(SubSharesItsSource(run.printed)) << run.printed;
+  const char* lives = R"(function %lives(i64, i64) -> i64 {
+block0(v0: i64, v1: i64):
+    v2 = add v0, v1
+    v3 = sub v2, v1
+    v4 = mul v3, v2
+    ret v4
+}
+)";
+  ChaitinRun live = Allocate(lives, T("x86_64"));
+  ASSERT_TRUE(live.ok);
+  EXPECT_TRUE(SubSharesItsSource(live.printed)) << live.printed;
+  // v2 lives on past the sub: the sub's source is a copy of v2 into another
+  // register, and that is the one move of the function (the result must end in
+  // %rax either way; the arguments stay where they arrive).
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(live.printed, m, std::regex(R"(\[%(\w+)\] = copy v2@any\[%(\w+)\])")))
+      << live.printed;
+  EXPECT_NE(m[1], m[2]) << live.printed;
+  EXPECT_EQ(live.cost.moves, 1) << live.printed;
+  EXPECT_EQ(run.cost.moves, 1) << run.printed;
+}
+
+// ARMv7: a q register covers two d and four s registers. A v128 value live
+// beside float values takes an aligned q whose s registers none of them holds.
+TEST(ChaitinTest, Armv7QuadBesideSingles) {
+  const char* text = R"(function %quad(i32, f32, f32) -> f32 {
+block0(v0: i32, v1: f32, v2: f32):
+    v8 = load.v128 v0, 0
+    v3 = fadd v1, v2
+    v4 = fmul v3, v1
+    v5 = fadd v4, v2
+    v6 = fsub v5, v3
+    store v8, v0, 16
+    v7 = fadd v6, v4
+    ret v7
+}
+)";
+  const Target& t = T("armv7");
+  ChaitinRun run = Allocate(text, t);
+  ASSERT_TRUE(run.ok) << run.printed;
+  // The q register of v8 shares no unit with the s registers live beside it.
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(run.printed, m, std::regex(R"(v8\[%q(\d+)\] = load)"))) << run.printed;
+  int q = std::stoi(m[1]);
+  for (int s = 4 * q; s < 4 * q + 4; ++s) {
+    for (const char* v : {"v3", "v4"}) {
+      EXPECT_THAT(run.printed, ::testing::Not(HasSubstr(absl::StrCat(v, "[%s", s, "] ="))))
+          << v << " in %s" << s << " inside %q" << q << "\n" << run.printed;
+    }
+  }
+}
+
+// Under pressure the allocator spills, and the rounds end: each spilled live
+// range's pieces span one instruction and cannot spill again.
+TEST(ChaitinTest, SpillsUnderPressureAndConverges) {
+  for (const char* target : {"x86_64", "aarch64", "armv7"}) {
+    GeneratorOptions g;
+    g.num_insts = 400;
+    g.long_lived = 40;
+    Function f = Generate(7, g, T(target)).value();
+    ChaitinRun run = Allocate(f, T(target));
+    ASSERT_TRUE(run.ok) << target;
+    EXPECT_GT(run.stats.spilled, 0) << target;
+    EXPECT_GT(run.stats.spills + run.stats.reloads, 0) << target;
+    EXPECT_GE(run.stats.rounds, 2) << target;
+    EXPECT_LE(run.stats.rounds, 4) << target;
+    EXPECT_THAT(run.stats.printed, HasSubstr("spilled")) << target;
+  }
+}
+
+// Briggs's optimistic coloring spills no more than Chaitin's pessimistic
+// simplify, and less over a set of functions; coalescing lowers the moves.
+TEST(ChaitinTest, OptimisticAndCoalescingPayOff) {
+  for (const char* target : {"x86_64", "aarch64", "armv7"}) {
+    int64_t optimistic = 0, pessimistic = 0, coalesced = 0, uncoalesced = 0;
+    for (uint64_t seed = 1; seed <= 25; ++seed) {
+      GeneratorOptions g;
+      g.num_insts = 200;
+      g.long_lived = 30;
+      Function f = Generate(seed, g, T(target)).value();
+      ChaitinRun opt = Allocate(f, T(target));
+      ChaitinOptions p;
+      p.optimistic = false;
+      ChaitinRun pes = Allocate(f, T(target), p);
+      ChaitinOptions none;
+      none.aggressive = false;
+      none.conservative = false;
+      ChaitinRun plain = Allocate(f, T(target), none);
+      optimistic += opt.stats.spilled;
+      pessimistic += pes.stats.spilled;
+      coalesced += opt.cost.moves;
+      uncoalesced += plain.cost.moves;
+    }
+    EXPECT_LT(optimistic, pessimistic) << target;
+    EXPECT_LT(coalesced, uncoalesced) << target;
+  }
+}
+
+// Generated functions with every shape the generator has (calls, divisions,
+// i8 values, wide joins, stack arguments, fixed two-address sources): each
+// allocation checks and runs like the original.
+TEST(ChaitinTest, GeneratedFunctionsCheckOnEveryTarget) {
+  for (const char* target : {"x86_64", "aarch64", "armv7"}) {
+    for (uint64_t seed = 100; seed < 140; ++seed) {
+      GeneratorOptions g;
+      g.num_insts = 250;
+      g.unusual_percent = seed % 2 == 0 ? 10 : 0;
+      g.byte_percent = std::string(target) == "x86_64" && seed % 3 == 0 ? 30 : 0;
+      Function f = Generate(seed, g, T(target)).value();
+      ChaitinRun run = Allocate(f, T(target));
+      EXPECT_TRUE(run.ok) << target << " seed " << seed;
+    }
+  }
+}
+
+TEST(ChaitinTest, RefusesAnAllocatedFunction) {
+  absl::StatusOr<Function> f = ParseFunction(R"(function %done(i64) -> i64 {
+block0(v0@%rdi[%rdi]: i64):
+    v1[%rax] = move v0[%rdi]
+    ret v1@%rax[%rax]
+}
+)", T("x86_64"));
+  ASSERT_TRUE(f.ok()) << f.status();
+  ChaitinAllocator allocator;
+  absl::StatusOr<ChaitinStats> s = allocator.Run(*f, T("x86_64"));
+  EXPECT_EQ(s.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(s.status().message(), "function %done: chaitin needs SSA form");
+}
+
+}  // namespace
+}  // namespace regalloc
