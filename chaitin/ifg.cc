@@ -27,11 +27,29 @@ bool InterferenceGraph::Interferes(uint32_t a, uint32_t b) const {
 }
 
 void InterferenceGraph::Merge(uint32_t a, uint32_t b) {
+  // Each neighbour's row names a instead of b: b's entry is dropped where a is
+  // already there, else becomes a and moves over the entries between the two
+  // (a rotation, not an erase and an insert that each move the row's tail).
   for (uint32_t n : rows_[b]) {
     std::vector<uint32_t>& row = rows_[n];
-    row.erase(std::lower_bound(row.begin(), row.end(), b));
-    auto at = std::lower_bound(row.begin(), row.end(), a);
-    if (at == row.end() || *at != a) row.insert(at, a);
+    auto at_b = std::lower_bound(row.begin(), row.end(), b);
+    if (a < b) {
+      auto at_a = std::lower_bound(row.begin(), at_b, a);
+      if (at_a != at_b && *at_a == a) {
+        row.erase(at_b);
+      } else {
+        *at_b = a;
+        std::rotate(at_a, at_b, at_b + 1);
+      }
+    } else {
+      auto at_a = std::lower_bound(at_b + 1, row.end(), a);
+      if (at_a != row.end() && *at_a == a) {
+        row.erase(at_b);
+      } else {
+        *at_b = a;
+        std::rotate(at_b, at_b + 1, at_a);
+      }
+    }
   }
   merged_.clear();
   std::set_union(rows_[a].begin(), rows_[a].end(), rows_[b].begin(), rows_[b].end(), std::back_inserter(merged_));
