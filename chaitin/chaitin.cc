@@ -559,6 +559,7 @@ bool Chaitin::Compatible(uint32_t a, uint32_t b) const {
   if (!precolored_[a] && !precolored_[b]) return true;
   uint32_t fixed = precolored_[a] ? a : b, other = precolored_[a] ? b : a;
   for (uint32_t m : g_.Neighbors(other)) {
+    if (alias_[m] != m) continue;
     if (precolored_[m] && t_.Units(color_[m]).Intersects(t_.Units(color_[fixed]))) return false;
   }
   return true;
@@ -588,7 +589,6 @@ void Chaitin::AggressiveCoalesce() {
 // degree (k or more), so it can always be simplified. Where one side is fixed
 // to a register (it is never simplified), George's test instead.
 void Chaitin::ConservativeCoalesce() {
-  std::vector<uint32_t> both;
   for (Block b : f_.layout()) {
     for (Inst i : f_.block(b).insts) {
       if (f_.inst(i).opcode != Opcode::kCopy) continue;
@@ -602,7 +602,7 @@ void Chaitin::ConservativeCoalesce() {
         uint32_t fixed = precolored_[nd] ? nd : ns, other = precolored_[nd] ? ns : nd;
         bool safe = true;
         for (uint32_t m : g_.Neighbors(other)) {
-          if (precolored_[m] || g_.Interferes(m, fixed)) continue;
+          if (alias_[m] != m || precolored_[m] || g_.Interferes(m, fixed)) continue;
           if (static_cast<int>(g_.Neighbors(m).size()) >= mask_[m].Count()) {
             safe = false;
             break;
@@ -614,12 +614,23 @@ void Chaitin::ConservativeCoalesce() {
         ++stats_.conservative;
         continue;
       }
-      both.clear();
-      std::set_union(g_.Neighbors(nd).begin(), g_.Neighbors(nd).end(), g_.Neighbors(ns).begin(),
-                     g_.Neighbors(ns).end(), std::back_inserter(both));
+      // Walk both rows in order, counting each neighbour once, and stop at k
+      // significant ones (a long-lived value's row spans the function).
       const int k = (mask_[nd] & mask_[ns]).Count();
       int significant = 0;
-      for (uint32_t m : both) {
+      absl::Span<const uint32_t> x = g_.Neighbors(nd), y = g_.Neighbors(ns);
+      size_t xi = 0, yi = 0;
+      while ((xi < x.size() || yi < y.size()) && significant < k) {
+        uint32_t m;
+        if (yi == y.size() || (xi < x.size() && x[xi] < y[yi])) {
+          m = x[xi++];
+        } else if (xi == x.size() || y[yi] < x[xi]) {
+          m = y[yi++];
+        } else {
+          m = x[xi++];
+          ++yi;
+        }
+        if (alias_[m] != m) continue;
         if (precolored_[m] || static_cast<int>(g_.Neighbors(m).size()) >= mask_[m].Count()) ++significant;
       }
       if (significant >= k) continue;
@@ -649,7 +660,9 @@ absl::Status Chaitin::Color(std::vector<uint32_t>& spilled) {
       spilled.push_back(n);
       continue;
     }
-    for (uint32_t m : g_.Neighbors(n)) degree[n] += Blocks(n, m);
+    for (uint32_t m : g_.Neighbors(n)) {
+      if (alias_[m] == m) degree[n] += Blocks(n, m);
+    }
     remaining.push_back(n);
   }
   for (uint32_t n : remaining) {
@@ -706,6 +719,7 @@ absl::Status Chaitin::Color(std::vector<uint32_t>& spilled) {
     if (!precolored_[n] || alias_[n] != n) continue;
     colored[n] = 1;
     for (uint32_t m : g_.Neighbors(n)) {
+      if (alias_[m] != m) continue;
       if (precolored_[m] && t_.Units(color_[m]).Intersects(t_.Units(color_[n]))) {
         return Error(absl::StrCat("two live ranges fixed to %", t_.RegName(color_[n]), " and %",
                                   t_.RegName(color_[m]), " interfere: {", Members(n), "} and {", Members(m), "}"));

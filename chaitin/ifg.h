@@ -39,10 +39,12 @@ class InterferenceGraph {
   void Finish();
 
   int num_nodes() const { return num_nodes_; }
+  // Sorted; after merges it may still name a merged node (where its survivor is
+  // named too): callers skip nodes they know merged.
   absl::Span<const uint32_t> Neighbors(uint32_t a) const { return rows_[a]; }
   bool Interferes(uint32_t a, uint32_t b) const;
   // Merges `b` into `a`: a's row becomes the union, every neighbour of b now
-  // lists a instead. Precondition: !Interferes(a, b).
+  // lists a (and may still list b). Precondition: !Interferes(a, b).
   void Merge(uint32_t a, uint32_t b);
   // Edges (each counted once) and the bytes the rows hold.
   int64_t num_edges() const;
@@ -51,6 +53,7 @@ class InterferenceGraph {
  private:
   int num_nodes_ = 0;
   std::vector<std::vector<uint32_t>> rows_;
+  std::vector<uint8_t> dead_;  // merged into another node
   std::vector<uint32_t> merged_;
 };
 
