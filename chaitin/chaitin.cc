@@ -44,6 +44,7 @@ class Chaitin {
     slot_.resize(n);
     temp_.resize(n, 0);
     precolor_.resize(n);
+    remat_.resize(n);
   }
   Value NewValueLike(Value v) {
     Value n = f_.NewValue(f_.value_type(v));
@@ -72,7 +73,8 @@ class Chaitin {
     return f_.NewInst(d, ops);
   }
   absl::Status Error(const std::string& what) const {
-    return absl::InternalError(absl::StrCat("function %", f_.name(), ", chaitin round ", round_, ": ", what));
+    return absl::InternalError(absl::StrCat("function %", f_.name(), ", chaitin round ", round_, ": ", what,
+                                            getenv("CHAITIN_DEBUG") ? PrintFunction(f_, t_) : ""));
   }
 
   absl::Status Prepare();
@@ -122,6 +124,7 @@ class Chaitin {
   std::vector<StackSlot> slot_;      // its slot
   std::vector<uint8_t> temp_;        // spans one instruction: never spilled
   std::vector<PReg> precolor_;       // its fixed register, if any
+  std::vector<Inst> remat_;          // a spilled constant's slot value: the const to make again
   std::vector<std::pair<Value, Value>> forced_;  // Reuse defs and their sources
 
   // Per round: the graph's nodes (live ranges in registers).
@@ -188,7 +191,8 @@ absl::Status Chaitin::Prepare() {
       const int fresh_from = f_.num_values();
       absl::InlinedVector<Operand, 8> ops(f_.operands(i).begin(), f_.operands(i).end());
       absl::InlinedVector<int, 8> use_at;  // operand index of each use
-      const InstData& d = f_.inst(i);
+      // By value: making instructions below may move the function's arrays.
+      const InstData d = f_.inst(i);
       const size_t first_arg = IsBranch(d.opcode) ? NumNonArgOperands(d) : ops.size();
       before.clear();
       after.clear();
@@ -303,7 +307,7 @@ absl::Status Chaitin::RewriteStackUses() {
     bool changed = false;
     std::vector<Inst> insts = f_.block(b).insts;
     for (Inst i : insts) {
-      const InstData& d = f_.inst(i);
+      const InstData d = f_.inst(i);  // by value: NewInst below may move the array
       if (IsMoveLike(d.opcode)) {
         out.push_back(i);
         continue;
@@ -327,10 +331,21 @@ absl::Status Chaitin::RewriteStackUses() {
         }
         if (!t.IsValid()) {
           t = NewValueLike(v);
-          out.push_back(Make(Opcode::kReload, t, v));
+          if (remat_[v.index()].IsValid()) {
+            // The constant alone (not the original's clobbers, if it had any).
+            InstData c;
+            c.opcode = Opcode::kConst;
+            c.type = f_.inst(remat_[v.index()]).type;
+            c.imm = f_.inst(remat_[v.index()]).imm;
+            Operand def = Operand::Def(t);
+            out.push_back(f_.NewInst(c, absl::MakeConstSpan(&def, 1)));
+            ++stats_.remats;
+          } else {
+            out.push_back(Make(Opcode::kReload, t, v));
+            ++stats_.reloads;
+          }
           temp_[t.index()] = 1;
           reloaded.push_back({v, t});
-          ++stats_.reloads;
         }
         op.set_value(t);
         rewrote = true;
@@ -526,7 +541,10 @@ absl::Status Chaitin::BuildGraph() {
   g_.Finish();
   for (uint32_t n = 0; n < nn; ++n) {
     if (precolored_[n]) {
-      if (clobbered_[n].Contains(color_[n])) return Error("a fixed register lives across a clobber of it");
+      if (clobbered_[n].Contains(color_[n])) {
+        return Error(absl::StrCat("a fixed register lives across a clobber of it: {", Members(n), "} in %",
+                                  t_.RegName(color_[n])));
+      }
       continue;
     }
     mask_[n].Subtract(clobbered_[n]);
@@ -655,7 +673,7 @@ absl::Status Chaitin::Color(std::vector<uint32_t>& spilled) {
     }
     k[n] = mask_[n].Count();
     if (k[n] == 0) {
-      if (node_temp_[n]) return Error("a one-instruction live range has no register left");
+      if (node_temp_[n]) return Error(absl::StrCat("a one-instruction live range has no register left: {", Members(n), "}"));
       removed[n] = 1;  // nothing fits across its calls: spill at once
       spilled.push_back(n);
       continue;
@@ -740,7 +758,7 @@ absl::Status Chaitin::Color(std::vector<uint32_t>& spilled) {
       }
     }
     if (!pick.IsValid()) {
-      if (node_temp_[n]) return Error("a one-instruction live range found no register");
+      if (node_temp_[n]) return Error(absl::StrCat("a one-instruction live range found no register: {", Members(n), "}"));
       spilled.push_back(n);
       continue;
     }
@@ -769,6 +787,7 @@ absl::Status Chaitin::SpillEverywhere(const std::vector<uint32_t>& spilled) {
   for (uint32_t n : spilled) slot_of[n] = f_.NewStackSlot(size_of[n]);
   std::vector<Value> rename(nv);
   std::vector<uint8_t> skip;
+  std::vector<std::pair<Value, Value>> same_as;  // (copy, its source), both spilled together
   for (Block b : f_.layout()) {
     for (const Operand& p : f_.block(b).params) {
       Value v = p.value();
@@ -779,11 +798,25 @@ absl::Status Chaitin::SpillEverywhere(const std::vector<uint32_t>& spilled) {
     bool changed = false;
     for (Inst i : insts) {
       out.push_back(i);
-      for (const Operand& op : f_.operands(i)) {
+      // A copy of the operands: making instructions below may move the pool.
+      absl::InlinedVector<Operand, 8> ops(f_.operands(i).begin(), f_.operands(i).end());
+      // A copy within the spilled live range holds its source's value: its
+      // uses read the source's slot value (a second store of the same bits
+      // under another name would hide the first from the slot's readers).
+      if (f_.inst(i).opcode == Opcode::kCopy && ops.size() == 2 && member[ops[0].value().index()] &&
+          member[ops[1].value().index()] && NodeOf(ops[0].value()) == NodeOf(ops[1].value())) {
+        same_as.push_back({ops[0].value(), ops[1].value()});
+        temp_[ops[0].value().index()] = 1;
+        continue;
+      }
+      for (const Operand& op : ops) {
         if (!op.IsDef() || !member[op.value().index()]) continue;
         Value v = op.value();
         if (IsTerminator(f_.inst(i).opcode)) return Error("a spilled value is defined by a terminator");
         Value s = NewValueLike(v);
+        // A constant's register uses make it again instead of reloading it
+        // (C2's rematerialization); the slot serves Any uses and edges.
+        if (f_.inst(i).opcode == Opcode::kConst) remat_[s.index()] = i;
         Inst store = Make(Opcode::kSpill, s, v);
         if (skip.size() <= store.index()) skip.resize(store.index() + 1, 0);
         skip[store.index()] = 1;
@@ -796,6 +829,18 @@ absl::Status Chaitin::SpillEverywhere(const std::vector<uint32_t>& spilled) {
       }
     }
     if (changed) f_.block(b).insts = std::move(out);
+  }
+  for (size_t round = 0; round < same_as.size(); ++round) {  // chains of copies
+    bool more = false;
+    for (const auto& [v, src] : same_as) {
+      // The source's slot value: its store, or itself (a spilled parameter).
+      Value to = rename[src.index()].IsValid() ? rename[src.index()] : stack_[src.index()] ? src : Value();
+      if (to.IsValid() && rename[v.index()] != to) {
+        rename[v.index()] = to;
+        more = true;
+      }
+    }
+    if (!more) break;
   }
   RenameUses(rename, skip);
   // The live ranges split into their pieces; two-address pairs stay together.

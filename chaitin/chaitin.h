@@ -44,7 +44,9 @@
 //  7. Spill everywhere (Chaitin's original; C2 splits instead: not yet here):
 //     a spilled live range lives in one stack slot; each def is stored right
 //     after (`v9 = spill v5`), each register use reloads (`v10 = reload v9`);
-//     Any and Stack uses, copies and branch arguments read the slot. The new
+//     Any and Stack uses, copies and branch arguments read the slot. A spilled
+//     constant is rematerialized instead of reloaded: each register use reads
+//     a new `const` made just before it (the slot serves the other uses). The new
 //     pieces span one instruction and score infinite (area 0), so the next
 //     round cannot spill them again; rounds repeat until nothing spills.
 //  8. Locations on every operand and parameter, the frame's saved registers,
@@ -98,6 +100,7 @@ struct ChaitinStats {
   int spilled = 0;              // live ranges spilled, all rounds
   int spills = 0;               // stores inserted
   int reloads = 0;              // reloads inserted
+  int remats = 0;               // constants made again at a use instead of reloaded
   int64_t graph_bytes = 0;      // the largest graph's adjacency storage
   LowerParamsStats lower;
   std::string printed;          // with ChaitinOptions::dump

@@ -213,6 +213,23 @@ TEST(ChaitinTest, SpillsUnderPressureAndConverges) {
   }
 }
 
+// Sixteen constants live across a call on AArch64, which preserves ten general
+// registers: those spilled are made again before their register uses instead
+// of reloaded. (On x86-64 the adds would read the slots: their sources are Any.)
+TEST(ChaitinTest, SpilledConstantsAreRematerialized) {
+  std::string text = "function %remat(i64) -> i64 {\nblock0(v0: i64):\n";
+  for (int k = 1; k <= 16; ++k) absl::StrAppend(&text, "    v", k, " = const.i64 ", 100 + k, "\n");
+  absl::StrAppend(&text, "    v17 = call.i64 %f(v0)\n    v18 = add v17, v1\n");
+  for (int k = 2; k <= 16; ++k) absl::StrAppend(&text, "    v", 17 + k, " = add v", 16 + k, ", v", k, "\n");
+  absl::StrAppend(&text, "    ret v33\n}\n");
+  ChaitinRun run = Allocate(text, T("aarch64"));
+  ASSERT_TRUE(run.ok);
+  EXPECT_GE(run.stats.spilled, 6) << run.printed;
+  EXPECT_GE(run.stats.remats, 6) << run.printed;
+  EXPECT_EQ(run.stats.reloads, 0) << run.printed;
+  EXPECT_EQ(run.cost.reloads, 0) << run.printed;
+}
+
 // Briggs's optimistic coloring spills no more than Chaitin's pessimistic
 // simplify, and less over a set of functions; coalescing lowers the moves.
 TEST(ChaitinTest, OptimisticAndCoalescingPayOff) {

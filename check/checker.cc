@@ -821,11 +821,12 @@ namespace {
 
 // An instruction the allocation may add: move-like, or a copy into a value no
 // instruction of the original computes (a new value, or a block parameter that
-// coalescing now defines by a copy at the top of its block).
+// coalescing now defines by a copy at the top of its block), or a constant
+// rematerialized into a new value (it computes nothing the program did not).
 bool Added(const std::vector<uint8_t>& computed, const Function& allocated, Inst i) {
   const InstData& d = allocated.inst(i);
   if (IsMoveLike(d.opcode)) return true;
-  if (d.opcode != Opcode::kCopy) return false;
+  if (d.opcode != Opcode::kCopy && d.opcode != Opcode::kConst) return false;
   Value v = allocated.operands(i)[0].value();
   return v.index() >= computed.size() || !computed[v.index()];
 }

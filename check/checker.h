@@ -120,9 +120,9 @@ AllocationCost MeasureAllocation(const Function& func);
 // original (same id in the allocation), the same instructions that are not
 // move-like, by opcode, immediate, condition, defined values and operand
 // count, stores and calls included (uses may be renamed by copies). The
-// allocation may add move-likes, and `copy` instructions defining values the
-// original does not have; a block it adds (a split edge) holds only those and
-// a jump. CheckAllocation proves where values are; this proves that every
+// allocation may add move-likes, and `copy` or `const` instructions defining
+// values the original does not have (copies; rematerialized constants); a
+// block it adds (a split edge) holds only those and a jump. CheckAllocation proves where values are; this proves that every
 // side effect and every computed value is still there (deleting a store, or a
 // dead copy with its spill and reload, passes the first and fails this).
 absl::Status CheckKeepsOriginal(const Function& original, const Function& allocated, const Target& target);

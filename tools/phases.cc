@@ -376,6 +376,7 @@ void RegisterChaitinPhases(PhaseRegistry& r) {
                    c.stat("spilled", s.spilled);
                    c.stat("spills", s.spills);
                    c.stat("reloads", s.reloads);
+                   c.stat("remats", s.remats);
                    c.stat("edge_moves", s.lower.moves);
                    if (c.dumps) c.state.lsra_printed = std::move(s.printed);
                    return absl::OkStatus();
