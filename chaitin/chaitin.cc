@@ -45,6 +45,9 @@ class Chaitin {
     temp_.resize(n, 0);
     precolor_.resize(n);
     remat_.resize(n);
+    stored_.resize(n);
+    nosplit_.resize(n, 0);
+    piece_def_.resize(n);
   }
   Value NewValueLike(Value v) {
     Value n = f_.NewValue(f_.value_type(v));
@@ -125,6 +128,20 @@ class Chaitin {
   std::vector<uint8_t> temp_;        // spans one instruction: never spilled
   std::vector<PReg> precolor_;       // its fixed register, if any
   std::vector<Inst> remat_;          // a spilled constant's slot value: the const to make again
+  // Splitting (C2's reg_split, at block granularity): a spilled value stays in
+  // its register through its defining block, and a reload serves every use in a
+  // block, where the block's pressure fits the registers.
+  std::vector<Value> stored_;        // the slot value holding this value's bits
+  std::vector<uint8_t> nosplit_;     // slot value whose pieces spilled again: one reload per use
+  std::vector<Inst> piece_def_;      // a reload or constant this allocator made for a split piece
+  std::vector<int> block_pressure_;  // per block and bank: the most live at once (this round)
+  bool Lrp(Block b, Value v) const {
+    if (block_pressure_.empty()) return false;  // before the first graph
+    const RegClassInfo& c = t_.Class(*t_.ClassFor(f_.value_type(v)));
+    return block_pressure_[b.index() * t_.num_banks() + c.bank] <= t_.Bank(c.bank).capacity;
+  }
+  bool Splitting() const { return o_.split && round_ <= kSplitRounds; }
+  static constexpr int kSplitRounds = 4;  // then spill everywhere, so rounds end
   std::vector<std::pair<Value, Value>> forced_;  // Reuse defs and their sources
 
   // Per round: the graph's nodes (live ranges in registers).
@@ -306,6 +323,7 @@ absl::Status Chaitin::RewriteStackUses() {
     std::vector<Inst> out;
     bool changed = false;
     std::vector<Inst> insts = f_.block(b).insts;
+    absl::InlinedVector<std::pair<Value, Value>, 8> in_block;  // split: (slot value, its piece here)
     for (Inst i : insts) {
       const InstData d = f_.inst(i);  // by value: NewInst below may move the array
       if (IsMoveLike(d.opcode)) {
@@ -329,6 +347,20 @@ absl::Status Chaitin::RewriteStackUses() {
         for (const auto& [s, r] : reloaded) {
           if (s == v) t = r;
         }
+        // A two-address source dies at its instruction: never a shared piece.
+        bool reuse_source = false;
+        for (const Operand& other : ops) {
+          if (other.IsDef() && other.constraint() == ConstraintKind::kReuse &&
+              use_at.size() > static_cast<size_t>(other.reuse_index()) && use_at[other.reuse_index()] == static_cast<int>(k)) {
+            reuse_source = true;
+          }
+        }
+        const bool share = Splitting() && !nosplit_[v.index()] && !reuse_source && Lrp(b, v);
+        if (!t.IsValid() && share) {
+          for (const auto& [s, r] : in_block) {
+            if (s == v) t = r;
+          }
+        }
         if (!t.IsValid()) {
           t = NewValueLike(v);
           if (remat_[v.index()].IsValid()) {
@@ -344,8 +376,13 @@ absl::Status Chaitin::RewriteStackUses() {
             out.push_back(Make(Opcode::kReload, t, v));
             ++stats_.reloads;
           }
-          temp_[t.index()] = 1;
+          temp_[t.index()] = !share;
           reloaded.push_back({v, t});
+          if (share) {
+            in_block.push_back({v, t});
+            stored_[t.index()] = v;
+            piece_def_[t.index()] = out.back();
+          }
         }
         op.set_value(t);
         rewrote = true;
@@ -436,17 +473,26 @@ absl::Status Chaitin::BuildGraph() {
   enter_.assign(nn, 0.0);
   g_.Reset(static_cast<int>(nn));
 
-  // The walk. `live` is a sparse set of nodes.
+  // The walk. `live` is a sparse set of nodes; `pressure` the bank slots they
+  // take, whose most per block decides where splitting keeps values.
   std::vector<uint32_t> live, where(nn, kNoNode);
+  const int nbanks = t_.num_banks();
+  std::vector<int> pressure(nbanks, 0);
+  block_pressure_.assign(static_cast<size_t>(f_.num_blocks()) * nbanks, 0);
+  int* block_max = nullptr;
   double time = 0;
   auto add = [&](uint32_t n) {
     if (n == kNoNode || where[n] != kNoNode) return;
     where[n] = static_cast<uint32_t>(live.size());
     live.push_back(n);
     enter_[n] = time;
+    const RegClassInfo& c = t_.Class(cls_[n]);
+    pressure[c.bank] += c.pressure_weight;
+    if (block_max != nullptr) block_max[c.bank] = std::max(block_max[c.bank], pressure[c.bank]);
   };
   auto remove = [&](uint32_t n) {
     if (n == kNoNode || where[n] == kNoNode) return;
+    pressure[t_.Class(cls_[n]).bank] -= t_.Class(cls_[n]).pressure_weight;
     area_[n] += time - enter_[n];
     uint32_t last = live.back();
     live[where[n]] = last;
@@ -456,6 +502,7 @@ absl::Status Chaitin::BuildGraph() {
   };
   for (Block b : f_.layout()) {
     const double w = static_cast<double>(weight_[b.index()]);
+    block_max = &block_pressure_[b.index() * nbanks];
     for (Value v : sets_.LiveOut(b)) add(node_of_[v.index()]);
     const std::vector<Inst>& insts = f_.block(b).insts;
     for (auto it = insts.rbegin(); it != insts.rend(); ++it) {
@@ -788,6 +835,8 @@ absl::Status Chaitin::SpillEverywhere(const std::vector<uint32_t>& spilled) {
   std::vector<Value> rename(nv);
   std::vector<uint8_t> skip;
   std::vector<std::pair<Value, Value>> same_as;  // (copy, its source), both spilled together
+  std::vector<Block> keep_in(nv);  // split: the block where a value's uses keep reading it
+  std::vector<Inst> dead;          // reloads of pieces spilled again
   for (Block b : f_.layout()) {
     for (const Operand& p : f_.block(b).params) {
       Value v = p.value();
@@ -812,6 +861,16 @@ absl::Status Chaitin::SpillEverywhere(const std::vector<uint32_t>& spilled) {
       for (const Operand& op : ops) {
         if (!op.IsDef() || !member[op.value().index()]) continue;
         Value v = op.value();
+        if (stored_[v.index()].IsValid()) {
+          // A split piece spilled again: its slot already holds it; every use
+          // now reloads on its own, and a reload made for it goes.
+          Value s = stored_[v.index()];
+          rename[v.index()] = s;
+          nosplit_[s.index()] = 1;
+          temp_[v.index()] = 1;
+          if (piece_def_[v.index()] == i) dead.push_back(i);
+          continue;
+        }
         if (IsTerminator(f_.inst(i).opcode)) return Error("a spilled value is defined by a terminator");
         Value s = NewValueLike(v);
         // A constant's register uses make it again instead of reloading it
@@ -823,7 +882,12 @@ absl::Status Chaitin::SpillEverywhere(const std::vector<uint32_t>& spilled) {
         out.push_back(store);
         MarkStack(s, slot_of[NodeOf(v)]);
         rename[v.index()] = s;
+        stored_[v.index()] = s;
         temp_[v.index()] = 1;  // in a register from its def to the store only
+        if (Splitting() && Lrp(b, v)) {
+          keep_in[v.index()] = b;  // ... or through its block, where that fits
+          temp_[v.index()] = 0;
+        }
         ++stats_.spills;
         changed = true;
       }
@@ -842,7 +906,26 @@ absl::Status Chaitin::SpillEverywhere(const std::vector<uint32_t>& spilled) {
     }
     if (!more) break;
   }
-  RenameUses(rename, skip);
+  for (Block b : f_.layout()) {
+    std::vector<Inst>& insts = f_.block(b).insts;
+    if (!dead.empty()) {
+      insts.erase(std::remove_if(insts.begin(), insts.end(),
+                                 [&](Inst i) { return std::find(dead.begin(), dead.end(), i) != dead.end(); }),
+                  insts.end());
+    }
+    for (Inst i : insts) {
+      if (i.index() < skip.size() && skip[i.index()]) continue;
+      absl::Span<Operand> ops = f_.operands(i);
+      for (Operand& op : ops) {
+        if (!op.IsUse() || op.value().index() >= rename.size()) continue;
+        Value v = op.value(), to = rename[v.index()];
+        if (!to.IsValid() || keep_in[v.index()] == b) continue;
+        // The store that made the slot value (an earlier round's) keeps its source.
+        if (IsMoveLike(f_.inst(i).opcode) && ops[0].IsDef() && ops[0].value() == to) continue;
+        op.set_value(to);
+      }
+    }
+  }
   // The live ranges split into their pieces; two-address pairs stay together.
   // (A spilled live range is a whole union-find set: flatten, then cut.)
   for (int v = 0; v < nv; ++v) parent_[v] = Find(static_cast<uint32_t>(v));

@@ -81,6 +81,12 @@ struct ChaitinOptions {
   // still find a register in select. Off: Chaitin's pessimistic simplify spills
   // it at once.
   bool optimistic = true;
+  // C2's splitting, at block granularity: a spilled live range keeps its
+  // register through its defining block, and one reload serves every use in a
+  // block, where the block's pressure fits its bank; elsewhere one reload per
+  // use. A piece spilled again is spilled everywhere. Off: Chaitin's spill
+  // everywhere from the start.
+  bool split = true;
   // Lower block parameters to edge moves after allocation.
   bool lower_params = true;
   // Fill ChaitinStats::printed with each round's live ranges and decisions.

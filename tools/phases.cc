@@ -364,6 +364,7 @@ void RegisterChaitinPhases(PhaseRegistry& r) {
                    o.aggressive = c.args.Flag("aggressive");
                    o.conservative = c.args.Flag("conservative");
                    o.optimistic = c.args.Flag("optimistic");
+                   o.split = c.args.Flag("split");
                    o.dump = c.dumps;
                    ChaitinAllocator allocator(o);
                    RA_ASSIGN_OR_RETURN(ChaitinStats s, allocator.Run(c.state.function, c.target));
@@ -387,6 +388,8 @@ void RegisterChaitinPhases(PhaseRegistry& r) {
       PhaseOption::Bool("conservative", d.conservative, "Briggs's conservative coalescing of copies"),
       PhaseOption::Bool("optimistic", d.optimistic,
                         "Briggs's optimistic simplify (off: Chaitin's, spilling a blocked live range at once)"),
+      PhaseOption::Bool("split", d.split,
+                        "C2's splitting at block granularity (off: Chaitin's spill everywhere)"),
   };
   r.Register(std::move(allocate));
   r.SetConflicts("chaitin_allocate", {"locations"});
@@ -397,6 +400,7 @@ void RegisterChaitinPhases(PhaseRegistry& r) {
   chaitin("chaitin_noaggressive", "chaitin_allocate{aggressive=false}");
   chaitin("chaitin_noconservative", "chaitin_allocate{conservative=false}");
   chaitin("chaitin_pessimistic", "chaitin_allocate{optimistic=false}");
+  chaitin("chaitin_spill_everywhere", "chaitin_allocate{split=false}");
 }
 
 // The correctness harness and the reference allocator (tools/).
