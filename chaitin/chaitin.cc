@@ -76,8 +76,9 @@ class Chaitin {
     return f_.NewInst(d, ops);
   }
   absl::Status Error(const std::string& what) const {
+    // With dumps on (--print), the function as it stood, to reproduce from.
     return absl::InternalError(absl::StrCat("function %", f_.name(), ", chaitin round ", round_, ": ", what,
-                                            getenv("CHAITIN_DEBUG") ? PrintFunction(f_, t_) : ""));
+                                            o_.dump ? absl::StrCat("\n", PrintFunction(f_, t_)) : ""));
   }
 
   absl::Status Prepare();
@@ -1008,6 +1009,7 @@ absl::Status Chaitin::Run() {
   for (round_ = 1;; ++round_) {
     if (round_ > o_.max_rounds) return Error("spilling did not converge");
     RA_RETURN_IF_ERROR(BuildGraph());
+    if (o_.observe_graph) o_.observe_graph(f_, g_, node_of_);
     if (round_ == 1 && o_.aggressive) AggressiveCoalesce();
     if (o_.conservative) ConservativeCoalesce();
     spilled.clear();

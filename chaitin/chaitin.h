@@ -59,6 +59,7 @@
 #define REGALLOC_CHAITIN_CHAITIN_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -91,6 +92,12 @@ struct ChaitinOptions {
   bool lower_params = true;
   // Fill ChaitinStats::printed with each round's live ranges and decisions.
   bool dump = false;
+  // For tests and tools: called with each round's graph as built, before any
+  // coalescing: the function as it is then, the graph, and each value's node
+  // (ChaitinOptions::kStackValue for values living in a stack slot). Values of
+  // one node (a two-address def and its source's copy) share it from the start.
+  static constexpr uint32_t kStackValue = ~0u;
+  std::function<void(const Function&, const InterferenceGraph&, const std::vector<uint32_t>&)> observe_graph;
   // Rounds of build/color/spill before giving up (each round's spill pieces
   // cannot spill again, so two or three suffice in practice).
   int max_rounds = 12;

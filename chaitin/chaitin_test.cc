@@ -3,6 +3,7 @@
 // be there) and the interpreter, and each test asserts what the allocator should
 // have done.
 #include <regex>
+#include <set>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -13,6 +14,10 @@
 #include "check/interpreter.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "liveness/live_ranges.h"
+#include "liveness/live_sets.h"
+#include "ssa/cfg.h"
+#include "ssa/program_point.h"
 #include "ssa/printer.h"
 #include "ssa/ssa_testing.h"
 
@@ -271,6 +276,114 @@ TEST(ChaitinTest, GeneratedFunctionsCheckOnEveryTarget) {
       Function f = Generate(seed, g, T(target)).value();
       ChaitinRun run = Allocate(f, T(target));
       EXPECT_TRUE(run.ok) << target << " seed " << seed;
+    }
+  }
+}
+
+// The graph each round builds equals interference computed independently, by
+// liveness/'s live ranges (one value live at the other's definition), up to the
+// graph's documented refinements: a copy's def and its source do not
+// interfere; a def and a use of one instruction at one position where the use
+// dies there do not (reads come before writes); a block parameter interferes
+// with what a single-successor predecessor's branch reads.
+TEST(ChaitinTest, GraphEqualsInterferenceFromLiveRanges) {
+  for (const char* target : {"x86_64", "aarch64", "armv7"}) {
+    for (uint64_t seed = 300; seed < 315; ++seed) {
+      GeneratorOptions g;
+      g.num_insts = 150;
+      g.unusual_percent = seed % 2 == 0 ? 10 : 0;
+      Function f = Generate(seed, g, T(target)).value();
+      int graphs = 0;
+      ChaitinOptions o;
+      o.observe_graph = [&](const Function& fn, const InterferenceGraph& ifg, const std::vector<uint32_t>& node) {
+        ++graphs;
+        LiveSets sets(fn);
+        InstNumbering num(fn);
+        LiveRanges ranges(fn, sets, num);
+        ControlFlowGraph cfg(fn);
+        // The refinements, as pairs of values.
+        std::set<std::pair<uint32_t, uint32_t>> absent_ok, present_ok;
+        auto pair = [](Value a, Value b) { return std::make_pair(std::min(a.index(), b.index()), std::max(a.index(), b.index())); };
+        for (Block b : fn.layout()) {
+          for (Inst i : fn.block(b).insts) {
+            const InstData& d = fn.inst(i);
+            absl::Span<const Operand> ops = fn.operands(i);
+            if ((d.opcode == Opcode::kCopy || IsMoveLike(d.opcode)) && ops.size() == 2) {
+              absent_ok.insert(pair(ops[0].value(), ops[1].value()));
+            }
+            for (const Operand& def : ops) {
+              if (!def.IsDef()) continue;
+              for (const Operand& use : ops) {
+                if (use.IsUse() && use.position() == def.position()) absent_ok.insert(pair(def.value(), use.value()));
+              }
+            }
+          }
+          if (b == fn.entry()) continue;
+          for (const Edge& e : cfg.preds(b)) {
+            if (cfg.succs(e.from).size() != 1) continue;
+            absl::Span<const Operand> bops = fn.operands(e.branch);
+            for (size_t k = 0; k < NumNonArgOperands(fn.inst(e.branch)); ++k) {
+              for (const Operand& p : fn.block(b).params) present_ok.insert(pair(p.value(), bops[k].value()));
+            }
+          }
+        }
+        // Copies of one value hold its bits: any two of them may share a
+        // register (Chaitin's copy rule, transitively).
+        std::vector<uint32_t> copy_root(fn.num_values());
+        for (int v = 0; v < fn.num_values(); ++v) copy_root[v] = v;
+        auto root = [&](uint32_t v) {
+          while (copy_root[v] != v) v = copy_root[v];
+          return v;
+        };
+        for (Block b : fn.layout()) {
+          for (Inst i : fn.block(b).insts) {
+            absl::Span<const Operand> ops = fn.operands(i);
+            if ((fn.inst(i).opcode == Opcode::kCopy || IsMoveLike(fn.inst(i).opcode)) && ops.size() == 2) {
+              copy_root[root(ops[0].value().index())] = root(ops[1].value().index());
+            }
+          }
+        }
+        std::vector<Value> values;
+        for (int v = 0; v < fn.num_values(); ++v) {
+          if (node[v] != ChaitinOptions::kStackValue && ranges.HasRange(Value(v))) values.push_back(Value(v));
+        }
+        // By node pairs (a two-address def shares its source copy's node):
+        // `must` have an edge, `may` have one.
+        std::set<std::pair<uint32_t, uint32_t>> must, may;
+        auto npair = [&](Value a, Value b) {
+          uint32_t x = node[a.index()], y = node[b.index()];
+          return std::make_pair(std::min(x, y), std::max(x, y));
+        };
+        for (size_t x = 0; x < values.size(); ++x) {
+          for (size_t y = x + 1; y < values.size(); ++y) {
+            Value a = values[x], b = values[y];
+            if (node[a.index()] == node[b.index()]) continue;
+            bool overlap = ranges.Overlaps(a, b);
+            if (overlap || present_ok.count(pair(a, b))) may.insert(npair(a, b));
+            if (overlap && !absent_ok.count(pair(a, b)) && root(a.index()) != root(b.index())) must.insert(npair(a, b));
+          }
+        }
+        int checked = 0;
+        for (size_t x = 0; x < values.size(); ++x) {
+          for (size_t y = x + 1; y < values.size(); ++y) {
+            Value a = values[x], b = values[y];
+            if (node[a.index()] == node[b.index()]) continue;
+            bool edge = ifg.Interferes(node[a.index()], node[b.index()]);
+            ++checked;
+            if (edge) {
+              EXPECT_TRUE(may.count(npair(a, b))) << target << " seed " << seed << ": an edge " << fn.ValueName(a)
+                                                  << "-" << fn.ValueName(b) << " without overlap";
+            } else {
+              EXPECT_FALSE(must.count(npair(a, b))) << target << " seed " << seed << " round " << graphs << ": no edge " << fn.ValueName(a)
+                                                    << "-" << fn.ValueName(b) << " though they overlap, nodes " << node[a.index()] << " " << node[b.index()];
+            }
+          }
+        }
+        EXPECT_GT(checked, 100);
+      };
+      ChaitinRun run = Allocate(f, T(target), o);
+      EXPECT_TRUE(run.ok);
+      EXPECT_EQ(graphs, run.stats.rounds) << target << " seed " << seed;
     }
   }
 }
