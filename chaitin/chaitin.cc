@@ -24,13 +24,20 @@ double Score(double cost, double area, bool temp) {
   return score;
 }
 
+}  // namespace
+
+namespace chaitin_internal {
+
 class Chaitin {
  public:
   Chaitin(Function& f, const Target& t, const ChaitinOptions& o, LiveSets& sets, InterferenceGraph& g,
           ChaitinStats& stats)
       : f_(f), t_(t), o_(o), sets_(sets), g_(g), stats_(stats) {}
 
-  absl::Status Run();
+  // The first steps (constraints, the first graph, aggressive coalescing),
+  // then the rest (conservative coalescing, coloring, spill rounds, locations).
+  absl::Status Begin();
+  absl::Status Finish();
 
  private:
   // Per value, across rounds.
@@ -986,7 +993,7 @@ void Chaitin::PrintRound(const std::vector<uint32_t>& spilled) {
   }
 }
 
-absl::Status Chaitin::Run() {
+absl::Status Chaitin::Begin() {
   // How many registers of class A one register of class B (or one register r)
   // can cover: the effective degree's weights.
   const int nc = t_.num_classes(), nr = t_.num_regs();
@@ -1005,12 +1012,21 @@ absl::Status Chaitin::Run() {
     }
   }
   RA_RETURN_IF_ERROR(Prepare());
+  round_ = 1;
+  RA_RETURN_IF_ERROR(BuildGraph());
+  if (o_.observe_graph) o_.observe_graph(f_, g_, node_of_);
+  if (o_.aggressive) AggressiveCoalesce();
+  return absl::OkStatus();
+}
+
+absl::Status Chaitin::Finish() {
   std::vector<uint32_t> spilled;
-  for (round_ = 1;; ++round_) {
+  for (;; ++round_) {
     if (round_ > o_.max_rounds) return Error("spilling did not converge");
-    RA_RETURN_IF_ERROR(BuildGraph());
-    if (o_.observe_graph) o_.observe_graph(f_, g_, node_of_);
-    if (round_ == 1 && o_.aggressive) AggressiveCoalesce();
+    if (round_ > 1) {
+      RA_RETURN_IF_ERROR(BuildGraph());
+      if (o_.observe_graph) o_.observe_graph(f_, g_, node_of_);
+    }
     if (o_.conservative) ConservativeCoalesce();
     spilled.clear();
     RA_RETURN_IF_ERROR(Color(spilled));
@@ -1022,19 +1038,45 @@ absl::Status Chaitin::Run() {
   return Assign();
 }
 
-}  // namespace
+}  // namespace chaitin_internal
 
-absl::StatusOr<ChaitinStats> ChaitinAllocator::Run(Function& func, const Target& target) {
+ChaitinAllocator::ChaitinAllocator(const ChaitinOptions& options) : options_(options) {}
+ChaitinAllocator::~ChaitinAllocator() = default;
+
+absl::StatusOr<ChaitinStats> ChaitinAllocator::Coalesce(Function& func, const Target& target) {
+  active_.reset();
   if (func.IsAllocated()) {
     return absl::FailedPreconditionError(absl::StrCat("function %", func.name(), ": chaitin needs SSA form"));
   }
-  ChaitinStats stats;
-  Chaitin c(func, target, options_, sets_, ifg_, stats);
-  RA_RETURN_IF_ERROR(c.Run());
-  if (options_.lower_params) {
-    RA_ASSIGN_OR_RETURN(stats.lower, LowerBlockParams(func, target));
+  stats_ = ChaitinStats();
+  active_ = std::make_unique<chaitin_internal::Chaitin>(func, target, options_, sets_, ifg_, stats_);
+  absl::Status s = active_->Begin();
+  if (!s.ok()) {
+    active_.reset();
+    return s;
   }
-  return stats;
+  function_ = &func;
+  return stats_;
+}
+
+absl::StatusOr<ChaitinStats> ChaitinAllocator::Color(Function& func, const Target& target) {
+  if (active_ == nullptr || function_ != &func) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("function %", func.name(), ": chaitin's coloring needs its coalescing first (Coalesce)"));
+  }
+  absl::Status s = active_->Finish();
+  active_.reset();
+  function_ = nullptr;
+  if (!s.ok()) return s;
+  if (options_.lower_params) {
+    RA_ASSIGN_OR_RETURN(stats_.lower, LowerBlockParams(func, target));
+  }
+  return stats_;
+}
+
+absl::StatusOr<ChaitinStats> ChaitinAllocator::Run(Function& func, const Target& target) {
+  RA_RETURN_IF_ERROR(Coalesce(func, target).status());
+  return Color(func, target);
 }
 
 }  // namespace regalloc

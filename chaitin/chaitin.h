@@ -60,6 +60,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -119,19 +120,35 @@ struct ChaitinStats {
   std::string printed;          // with ChaitinOptions::dump
 };
 
+namespace chaitin_internal {
+class Chaitin;
+}  // namespace chaitin_internal
+
 class ChaitinAllocator {
  public:
-  explicit ChaitinAllocator(const ChaitinOptions& options = ChaitinOptions()) : options_(options) {}
+  explicit ChaitinAllocator(const ChaitinOptions& options = ChaitinOptions());
+  ~ChaitinAllocator();
 
   ChaitinOptions& options() { return options_; }
   const ChaitinOptions& options() const { return options_; }
 
   absl::StatusOr<ChaitinStats> Run(Function& func, const Target& target);
 
+  // The same in two steps, for a driver that shows what coalescing did (the
+  // pipeline's chaitin_coalesce and chaitin_color): Coalesce does steps 1-4 of
+  // the first round (constraints, the graph, aggressive coalescing), Color the
+  // rest, on the same function; options may change in between (those of steps
+  // 5-7). Run is the two together.
+  absl::StatusOr<ChaitinStats> Coalesce(Function& func, const Target& target);
+  absl::StatusOr<ChaitinStats> Color(Function& func, const Target& target);
+
  private:
   ChaitinOptions options_;
   LiveSets sets_;
   InterferenceGraph ifg_;
+  ChaitinStats stats_;
+  std::unique_ptr<chaitin_internal::Chaitin> active_;  // between Coalesce and Color
+  const Function* function_ = nullptr;
 };
 
 }  // namespace regalloc

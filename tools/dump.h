@@ -54,6 +54,7 @@ struct LivenessRecord {
 // The linear-scan allocator's intervals and allocation between its phases, kept
 // in memory only (tools/phases.cc).
 struct LsraPipelineState;
+struct ChaitinPipelineState;
 
 // One function with what the pipeline knows about it.
 struct DumpedFunction {
@@ -78,6 +79,9 @@ struct DumpedFunction {
   // lsra_build's and lsra_allocate's results for the next lsra phase; not stored
   // in dumps (a run resumed from one starts again at lsra_build).
   std::shared_ptr<LsraPipelineState> lsra;
+  // The Chaitin allocator between chaitin_coalesce and chaitin_color (in memory
+  // only, like `lsra`).
+  std::shared_ptr<ChaitinPipelineState> chaitin;
 };
 
 struct LoadedDump {

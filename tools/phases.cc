@@ -354,53 +354,111 @@ void RegisterLsraPhases(PhaseRegistry& r) {
   lsra("lsra_stress_reversed", "lsra_build{reverse_order=true}", "lsra_allocate");
 }
 
-// The Chaitin–Briggs allocator (issue 20), one object.
+}  // namespace
+
+struct ChaitinPipelineState {
+  ChaitinAllocator allocator;  // its two steps run as chaitin_coalesce and chaitin_color
+};
+
+namespace {
+
+void ReportChaitin(PhaseContext& c, const ChaitinStats& s, bool coloring) {
+  if (!coloring) {
+    c.stat("live_ranges", s.live_ranges);
+    c.stat("edges", s.edges);
+    c.stat("constraint_copies", s.constraint_copies);
+    c.stat("aggressive", s.aggressive);
+    return;
+  }
+  c.stat("rounds", s.rounds);
+  c.stat("conservative", s.conservative);
+  c.stat("spilled", s.spilled);
+  c.stat("spills", s.spills);
+  c.stat("reloads", s.reloads);
+  c.stat("remats", s.remats);
+  c.stat("edge_moves", s.lower.moves);
+}
+
+// The Chaitin–Briggs allocator (issue 20): one object, whole or in two steps.
 void RegisterChaitinPhases(PhaseRegistry& r) {
-  Phase allocate{"chaitin_allocate",
-                 "Chaitin-Briggs after HotSpot C2: interference graph, coalescing, simplify/select, spill (chaitin/)",
-                 {"legal"}, {"locations", "lowered"}, {"liveness"},
-                 [](PhaseContext& c) -> absl::Status {
-                   ChaitinOptions o;
-                   o.aggressive = c.args.Flag("aggressive");
-                   o.conservative = c.args.Flag("conservative");
-                   o.optimistic = c.args.Flag("optimistic");
-                   o.split = c.args.Flag("split");
-                   o.dump = c.dumps;
-                   ChaitinAllocator allocator(o);
-                   RA_ASSIGN_OR_RETURN(ChaitinStats s, allocator.Run(c.state.function, c.target));
-                   c.stat("rounds", s.rounds);
-                   c.stat("live_ranges", s.live_ranges);
-                   c.stat("edges", s.edges);
-                   c.stat("constraint_copies", s.constraint_copies);
-                   c.stat("aggressive", s.aggressive);
-                   c.stat("conservative", s.conservative);
-                   c.stat("spilled", s.spilled);
-                   c.stat("spills", s.spills);
-                   c.stat("reloads", s.reloads);
-                   c.stat("remats", s.remats);
-                   c.stat("edge_moves", s.lower.moves);
-                   if (c.dumps) c.state.lsra_printed = std::move(s.printed);
-                   return absl::OkStatus();
-                 }};
   ChaitinOptions d;
-  allocate.options = {
-      PhaseOption::Bool("aggressive", d.aggressive, "C2's aggressive coalescing of block parameters and arguments"),
-      PhaseOption::Bool("conservative", d.conservative, "Briggs's conservative coalescing of copies"),
+  const PhaseOption aggressive =
+      PhaseOption::Bool("aggressive", d.aggressive, "C2's aggressive coalescing of block parameters and arguments");
+  const std::vector<PhaseOption> coloring = {
+      PhaseOption::Bool("conservative", d.conservative, "Briggs's conservative coalescing of copies (George's for fixed registers)"),
       PhaseOption::Bool("optimistic", d.optimistic,
                         "Briggs's optimistic simplify (off: Chaitin's, spilling a blocked live range at once)"),
-      PhaseOption::Bool("split", d.split,
-                        "C2's splitting at block granularity (off: Chaitin's spill everywhere)"),
+      PhaseOption::Bool("split", d.split, "C2's splitting at block granularity (off: Chaitin's spill everywhere)"),
   };
-  r.Register(std::move(allocate));
+  auto set_coloring = [](const PhaseArgs& a, ChaitinOptions& o) {
+    o.conservative = a.Flag("conservative");
+    o.optimistic = a.Flag("optimistic");
+    o.split = a.Flag("split");
+  };
+  Phase whole{"chaitin_allocate",
+              "Chaitin-Briggs after HotSpot C2, the whole allocator as one object (chaitin/)",
+              {"legal"}, {"locations", "lowered"}, {"liveness"},
+              [set_coloring](PhaseContext& c) -> absl::Status {
+                ChaitinOptions o;
+                o.aggressive = c.args.Flag("aggressive");
+                set_coloring(c.args, o);
+                o.dump = c.dumps;
+                ChaitinAllocator allocator(o);
+                RA_ASSIGN_OR_RETURN(ChaitinStats s, allocator.Run(c.state.function, c.target));
+                ReportChaitin(c, s, false);
+                ReportChaitin(c, s, true);
+                if (c.dumps) c.state.lsra_printed = std::move(s.printed);
+                return absl::OkStatus();
+              }};
+  whole.options = coloring;
+  whole.options.insert(whole.options.begin(), aggressive);
+  r.Register(std::move(whole));
   r.SetConflicts("chaitin_allocate", {"locations"});
-  auto chaitin = [&](const std::string& name, const std::string& allocate) {
-    r.RegisterPipeline(name, {"legalize", allocate, "check", "interpret"});
+  Phase coalesce{"chaitin_coalesce",
+                 "Chaitin-Briggs, first step: constraints as copies, live ranges, the graph, aggressive coalescing (chaitin/)",
+                 {"legal"}, {"chaitin_graph"}, {"liveness"},
+                 [](PhaseContext& c) -> absl::Status {
+                   auto state = std::make_shared<ChaitinPipelineState>();
+                   state->allocator.options().aggressive = c.args.Flag("aggressive");
+                   state->allocator.options().dump = c.dumps;
+                   RA_ASSIGN_OR_RETURN(ChaitinStats s, state->allocator.Coalesce(c.state.function, c.target));
+                   ReportChaitin(c, s, false);
+                   c.state.chaitin = std::move(state);
+                   return absl::OkStatus();
+                 }};
+  coalesce.options = {aggressive};
+  r.Register(std::move(coalesce));
+  r.SetConflicts("chaitin_coalesce", {"locations"});
+  Phase color{"chaitin_color",
+              "Chaitin-Briggs, the rest: conservative coalescing, simplify/select, spill rounds, locations (chaitin/)",
+              {"chaitin_graph"}, {"locations", "lowered"}, {"liveness"},
+              [set_coloring](PhaseContext& c) -> absl::Status {
+                if (c.state.chaitin == nullptr) {
+                  return absl::FailedPreconditionError(
+                      "chaitin_color needs chaitin_coalesce's graph from this run (it is not stored in dumps): run "
+                      "chaitin_coalesce first");
+                }
+                set_coloring(c.args, c.state.chaitin->allocator.options());
+                absl::StatusOr<ChaitinStats> s = c.state.chaitin->allocator.Color(c.state.function, c.target);
+                std::shared_ptr<ChaitinPipelineState> done = std::move(c.state.chaitin);
+                if (!s.ok()) return s.status();
+                ReportChaitin(c, *s, true);
+                if (c.dumps) c.state.lsra_printed = std::move(s->printed);
+                return absl::OkStatus();
+              }};
+  color.options = coloring;
+  r.Register(std::move(color));
+  r.SetConflicts("chaitin_color", {"locations"});
+  auto chaitin = [&](const std::string& name, const std::string& coalesce, const std::string& color) {
+    r.RegisterPipeline(name, {"legalize", coalesce, color, "check", "interpret"});
   };
-  chaitin("chaitin", "chaitin_allocate");
-  chaitin("chaitin_noaggressive", "chaitin_allocate{aggressive=false}");
-  chaitin("chaitin_noconservative", "chaitin_allocate{conservative=false}");
-  chaitin("chaitin_pessimistic", "chaitin_allocate{optimistic=false}");
-  chaitin("chaitin_spill_everywhere", "chaitin_allocate{split=false}");
+  chaitin("chaitin", "chaitin_coalesce", "chaitin_color");
+  chaitin("chaitin_noaggressive", "chaitin_coalesce{aggressive=false}", "chaitin_color");
+  chaitin("chaitin_noconservative", "chaitin_coalesce", "chaitin_color{conservative=false}");
+  chaitin("chaitin_pessimistic", "chaitin_coalesce", "chaitin_color{optimistic=false}");
+  chaitin("chaitin_spill_everywhere", "chaitin_coalesce", "chaitin_color{split=false}");
+  // The same allocator as one object: what a compiler reusing the toolkit calls.
+  r.RegisterPipeline("chaitin_allocate", {"legalize", "chaitin_allocate", "check", "interpret"});
 }
 
 // The correctness harness and the reference allocator (tools/).

@@ -290,6 +290,31 @@ std::string CheckTotals(const std::string& out) {
   return result;
 }
 
+// The Chaitin allocator as one object gives the same allocation as its two
+// steps, and coloring refuses to run without coalescing.
+TEST(PipelineTest, ChaitinAllocateMatchesItsSteps) {
+  for (const char* t : {"x86_64", "aarch64", "armv7"}) {
+    PipelineOptions o;
+    o.target = t;
+    o.generate = 30;
+    o.stats = true;
+    o.pipeline = "chaitin";
+    RunResult steps = Pipeline(o);
+    o.pipeline = "chaitin_allocate";
+    RunResult whole = Pipeline(o);
+    ASSERT_TRUE(steps.summary.ok() && whole.summary.ok());
+    EXPECT_EQ(steps.summary->failed + whole.summary->failed, 0) << steps.err << whole.err;
+    std::string totals = CheckTotals(steps.out);
+    EXPECT_THAT(totals, HasSubstr("check.weighted_cost="));
+    EXPECT_EQ(totals, CheckTotals(whole.out)) << t;
+    EXPECT_THAT(steps.out, HasSubstr("chaitin_coalesce.aggressive"));
+    EXPECT_THAT(steps.out, HasSubstr("chaitin_color.rounds"));
+  }
+  PipelineOptions o;
+  o.phases = {"legalize", "chaitin_color"};
+  EXPECT_THAT(Pipeline(o).err, HasSubstr("phase 'chaitin_color' needs 'chaitin_graph'"));
+}
+
 // The ssa allocator as one object gives the same allocation as its phases.
 TEST(PipelineTest, SsaAllocateMatchesThePhases) {
   for (const char* t : {"x86_64", "aarch64", "armv7"}) {
@@ -313,12 +338,12 @@ TEST(PipelineTest, ConfigurationErrors) {
   PipelineOptions o;
   o.phases = {"verify", "frobnicate"};
   EXPECT_THAT(Pipeline(o).summary.status().message(),
-              HasSubstr("unknown phase 'frobnicate'; available phases: chaitin_allocate, check, coalesce, color, interpret, legalize, liveness, "
+              HasSubstr("unknown phase 'frobnicate'; available phases: chaitin_allocate, chaitin_coalesce, chaitin_color, check, coalesce, color, interpret, legalize, liveness, "
                         "lower_params, lsra_allocate, lsra_build, lsra_resolve, print, reload, spill, "
                         "split_critical_edges, ssa_allocate, stack_alloc, verify"));
   o = {};
   o.pipeline = "packing";
-  EXPECT_THAT(Pipeline(o).summary.status().message(), HasSubstr("unknown pipeline 'packing'; known pipelines: chaitin, chaitin_noaggressive, chaitin_noconservative, chaitin_pessimistic, chaitin_spill_everywhere, front, lsra, lsra_evict_in_place, lsra_local_split, lsra_nooverlap, lsra_nopref, lsra_noscoring, lsra_noseed, lsra_second_chance, lsra_stress_callee_saved, "
+  EXPECT_THAT(Pipeline(o).summary.status().message(), HasSubstr("unknown pipeline 'packing'; known pipelines: chaitin, chaitin_allocate, chaitin_noaggressive, chaitin_noconservative, chaitin_pessimistic, chaitin_spill_everywhere, front, lsra, lsra_evict_in_place, lsra_local_split, lsra_nooverlap, lsra_nopref, lsra_noscoring, lsra_noseed, lsra_second_chance, lsra_stress_callee_saved, "
                         "lsra_stress_caller_saved, lsra_stress_nearest, lsra_stress_reversed, ssa, ssa_allocate, ssa_belady, stack"));
   o = {};
   o.target = "z80";

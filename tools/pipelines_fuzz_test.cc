@@ -26,6 +26,7 @@ constexpr FuzzedPipeline kPipelines[] = {
     {"ssa_belady", 200},
     {"ssa_allocate", 100},
     {"chaitin", 1000},
+    {"chaitin_allocate", 100},
     {"chaitin_noaggressive", 200},
     {"chaitin_noconservative", 200},
     {"chaitin_pessimistic", 200},
