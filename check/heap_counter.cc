@@ -9,6 +9,7 @@ namespace {
 
 std::atomic<size_t> live{0};
 std::atomic<size_t> peak{0};
+std::atomic<size_t> calls{0};
 
 // Each block carries its size in a header of the strictest fundamental alignment.
 constexpr size_t kHeader = alignof(std::max_align_t);
@@ -17,6 +18,7 @@ void* Allocate(size_t n) {
   void* p = std::malloc(n + kHeader);
   if (p == nullptr) return nullptr;
   *static_cast<size_t*>(p) = n;
+  calls.fetch_add(1, std::memory_order_relaxed);
   size_t now = live.fetch_add(n, std::memory_order_relaxed) + n;
   size_t seen = peak.load(std::memory_order_relaxed);
   while (now > seen && !peak.compare_exchange_weak(seen, now, std::memory_order_relaxed)) {
@@ -35,6 +37,7 @@ void Free(void* q) {
 
 size_t HeapCounter::Live() { return live.load(std::memory_order_relaxed); }
 size_t HeapCounter::Peak() { return peak.load(std::memory_order_relaxed); }
+size_t HeapCounter::Allocations() { return calls.load(std::memory_order_relaxed); }
 void HeapCounter::ResetPeak() { peak.store(live.load(std::memory_order_relaxed), std::memory_order_relaxed); }
 
 }  // namespace regalloc

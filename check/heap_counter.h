@@ -21,6 +21,8 @@ class HeapCounter {
   static size_t Peak();
   // Starts a new peak at the bytes live now.
   static void ResetPeak();
+  // Calls of operator new so far (a warm allocator should add none per function).
+  static size_t Allocations();
 };
 
 }  // namespace regalloc
