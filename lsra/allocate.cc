@@ -31,27 +31,50 @@ StackSlot SlotFor(std::vector<StackSlot>& slots, Function& func, Value v) {
 
 bool NeedsRegister(const RefPosition& r) { return r.need == RefNeed::kRegister || r.need == RefNeed::kReuse; }
 
+}  // namespace
+
+namespace lsra_internal {
+
 class Allocator {
  public:
-  Allocator(const Target& t, Function& f, const LsraBuild& b, const LsraOptions& options,
-            std::vector<LsraChild>& children, std::vector<StackSlot>& slots)
-      : t_(t), f_(f), b_(b), options_(options), ch_(children), slots_(slots), free_until_(t.num_regs()),
-        next_use_(t.num_regs()), preserved_(t.num_regs()), destroyed_(t.num_regs()), held_(t.num_regs(), 0), preferred_reg_(t.num_regs(), 0) {
+  // Binds the allocator to one function; its buffers stay from the last one.
+  void Reset(const Target& t, Function& f, const LsraBuild& b, const LsraOptions& options,
+             std::vector<LsraChild>& children, std::vector<StackSlot>& slots) {
+    t_ = &t;
+    f_ = &f;
+    b_ = &b;
+    options_ = &options;
+    ch_ = &children;
+    slots_ = &slots;
+    const int nr = t.num_regs();
+    free_until_.assign(nr, 0);
+    next_use_.assign(nr, 0);
+    preserved_.assign(nr, 0);
+    destroyed_.assign(nr, 0);
+    held_.assign(nr, 0);
+    preferred_reg_.assign(nr, 0);
+    active_.clear();
+    inactive_.clear();
+    while (!unhandled_.empty()) unhandled_.pop();  // after a run that failed
+    splits_ = preferred_ = overlapped_ = seeded_ = 0;
+    stamp_ = 0;
     // The registers each class allocates from (all, or a stress subset).
     UnitSet caller = t.UnitsOf(t.abi().caller_saved), callee = t.UnitsOf(t.abi().callee_saved);
-    for (int r = 0; r < t.num_regs(); ++r) {
+    for (int r = 0; r < nr; ++r) {
       preserved_[r] = !caller.Intersects(t.Units(PReg(r)));
       destroyed_[r] = !callee.Intersects(t.Units(PReg(r)));
     }
+    orders_.resize(t.num_classes());
     for (int c = 0; c < t.num_classes(); ++c) {
-      std::vector<PReg> order;
+      std::vector<PReg>& order = orders_[c];
+      order.clear();
       for (PReg r : t.Class(RegClass(c)).allocation_order) {
         bool keep = options.registers == LsraOptions::Registers::kAll ||
                     (options.registers == LsraOptions::Registers::kCalleeSavedOnly && !caller.Intersects(t.Units(r))) ||
                     (options.registers == LsraOptions::Registers::kCallerSavedOnly && !callee.Intersects(t.Units(r)));
         if (keep) order.push_back(r);
       }
-      orders_.push_back(order.empty() ? t.Class(RegClass(c)).allocation_order : order);
+      if (order.empty()) order = t.Class(RegClass(c)).allocation_order;
     }
   }
 
@@ -59,22 +82,22 @@ class Allocator {
   // Every value's pieces in position order (its chain of splits), row by value.
   void CollectPieces(CompressedRows<LsraChild>& out) const {
     out.Clear();
-    out.Reserve(b_.num_values(), ch_.size());
+    out.Reserve(b_->num_values(), ch_->size());
     std::vector<LsraChild> row;
-    for (int v = 0; v < b_.num_values(); ++v) {
+    for (int v = 0; v < b_->num_values(); ++v) {
       row.clear();
-      for (uint32_t c = first_piece_[v]; c != kNever; c = next_piece_[c]) row.push_back(ch_[c]);
+      for (uint32_t c = first_piece_[v]; c != kNever; c = next_piece_[c]) row.push_back((*ch_)[c]);
       out.AppendRow(row);
     }
   }
 
  private:
-  absl::Span<const LsraRange> RangesOf(const LsraChild& c) const { return b_.Ranges(c.value); }
+  absl::Span<const LsraRange> RangesOf(const LsraChild& c) const { return b_->Ranges(c.value); }
   // Puts piece `id` in its value's stack slot.
-  void ToStack(uint32_t id) { ch_[id].loc = Location::Stack(SlotFor(slots_, f_, ch_[id].value)); }
+  void ToStack(uint32_t id) { (*ch_)[id].loc = Location::Stack(SlotFor(*slots_, *f_, (*ch_)[id].value)); }
   // The value's ranges from the first one ending after `p` (binary search).
   absl::Span<const LsraRange> RangesFrom(Value v, uint32_t p) const {
-    absl::Span<const LsraRange> rs = b_.Ranges(v);
+    absl::Span<const LsraRange> rs = b_->Ranges(v);
     auto it = std::upper_bound(rs.begin(), rs.end(), p, [](uint32_t q, const LsraRange& r) { return q < r.to; });
     return rs.subspan(it - rs.begin());
   }
@@ -85,7 +108,7 @@ class Allocator {
     return std::max(rs.front().from, c.from);
   }
   uint32_t End(const LsraChild& c) const {
-    absl::Span<const LsraRange> rs = b_.Ranges(c.value);
+    absl::Span<const LsraRange> rs = b_->Ranges(c.value);
     // The last range starting before c.to.
     auto it = std::lower_bound(rs.begin(), rs.end(), c.to, [](const LsraRange& r, uint32_t q) { return r.from < q; });
     if (it == rs.begin()) return c.from;
@@ -97,10 +120,10 @@ class Allocator {
   // position where that next changes.
   enum class Event : uint8_t { kEnded, kActive, kInactive };
   Event Classify(uint32_t id, uint32_t pos) {
-    const LsraChild& c = ch_[id];
+    const LsraChild& c = (*ch_)[id];
     absl::Span<const LsraRange> rs = RangesFrom(c.value, pos);
     if (rs.empty() || rs.front().from >= c.to || pos >= c.to) return Event::kEnded;
-    if (event_.size() < ch_.size()) event_.resize(ch_.size());
+    if (event_.size() < ch_->size()) event_.resize(ch_->size());
     if (rs.front().from <= pos) {
       event_[id] = std::min(rs.front().to, c.to);
       return Event::kActive;
@@ -129,7 +152,7 @@ class Allocator {
   }
   // The value's references at position `p` (binary search).
   absl::Span<const RefPosition> RefsAt(Value v, uint32_t p) const {
-    absl::Span<const RefPosition> refs = b_.Refs(v);
+    absl::Span<const RefPosition> refs = b_->Refs(v);
     auto lo = std::lower_bound(refs.begin(), refs.end(), p, [](const RefPosition& r, uint32_t q) { return r.pos < q; });
     auto hi = lo;
     while (hi != refs.end() && hi->pos == p) ++hi;
@@ -137,7 +160,7 @@ class Allocator {
   }
   // The first reference at or after `from` in the piece that needs a register.
   uint32_t NextRegUse(const LsraChild& c, uint32_t from) const {
-    absl::Span<const RefPosition> refs = b_.Refs(c.value);
+    absl::Span<const RefPosition> refs = b_->Refs(c.value);
     uint32_t lo = std::max(from, c.from);
     auto it = std::lower_bound(refs.begin(), refs.end(), lo, [](const RefPosition& r, uint32_t q) { return r.pos < q; });
     for (; it != refs.end() && it->pos < c.to; ++it) {
@@ -149,7 +172,7 @@ class Allocator {
   // increasing positions: a cursor per register walks on from the last answer
   // (amortized O(1)); an earlier position is a binary search.
   size_t BlockedAfter(PReg r, uint32_t p) const {
-    absl::Span<const LsraRange> bs = b_.Blocked(r);
+    absl::Span<const LsraRange> bs = b_->Blocked(r);
     if (p < cursor_pos_[r.index()]) {
       return std::lower_bound(bs.begin(), bs.end(), p, [](const LsraRange& x, uint32_t q) { return x.to <= q; }) -
              bs.begin();
@@ -166,7 +189,7 @@ class Allocator {
   // itself when blocked there): the blocks its own fixed references put on `r`
   // (its def written there, its use read from there) keep others out, not it.
   uint32_t NextBlockedFor(const LsraChild& c, PReg r, uint32_t p) const {
-    absl::Span<const LsraRange> bs = b_.Blocked(r);
+    absl::Span<const LsraRange> bs = b_->Blocked(r);
     for (auto it = bs.begin() + BlockedAfter(r, p); it != bs.end(); ++it) {
       uint32_t at = std::max(it->from, p);
       while (at < it->to) {
@@ -183,7 +206,7 @@ class Allocator {
   // Early use at p [p - 1, p + 1), a Late use [p - 3, p + 1): references within
   // [at - 1, at + 3].
   uint32_t OwnBlockEnd(const LsraChild& c, PReg r, uint32_t at) const {
-    absl::Span<const RefPosition> refs = b_.Refs(c.value);
+    absl::Span<const RefPosition> refs = b_->Refs(c.value);
     uint32_t lo = at == 0 ? 0 : at - 1;
     auto it = std::lower_bound(refs.begin(), refs.end(), lo, [](const RefPosition& x, uint32_t q) { return x.pos < q; });
     for (; it != refs.end() && it->pos <= at + 3; ++it) {
@@ -198,32 +221,32 @@ class Allocator {
 
   // Splits piece `id` at `pos` (from < pos < to); the new piece is returned.
   uint32_t Split(uint32_t id, uint32_t pos) {
-    LsraChild tail = ch_[id];
+    LsraChild tail = (*ch_)[id];
     tail.from = pos;
     tail.loc = Location();
-    ch_[id].to = pos;
-    ch_.push_back(tail);
-    hint_.push_back(ch_[id].loc.IsReg() ? ch_[id].loc.reg() : hint_[id]);
-    uint32_t added = static_cast<uint32_t>(ch_.size() - 1);
+    (*ch_)[id].to = pos;
+    ch_->push_back(tail);
+    hint_.push_back((*ch_)[id].loc.IsReg() ? (*ch_)[id].loc.reg() : hint_[id]);
+    uint32_t added = static_cast<uint32_t>(ch_->size() - 1);
     next_piece_.push_back(next_piece_[id]);
     prev_piece_.push_back(id);
     if (next_piece_[id] != kNever) prev_piece_[next_piece_[id]] = added;
     next_piece_[id] = added;
     ++splits_;
-    return static_cast<uint32_t>(ch_.size() - 1);
+    return static_cast<uint32_t>(ch_->size() - 1);
   }
-  void Push(uint32_t id) { unhandled_.push({Start(ch_[id]), id}); }
+  void Push(uint32_t id) { unhandled_.push({Start((*ch_)[id]), id}); }
   // Puts piece `id` on the stack from `pos` up to its next register use, which
   // (with the rest) goes back to the unhandled list.
   // The reload goes after `reload_after` too (the scan's current gap).
   void SpillFrom(uint32_t id, uint32_t pos, uint32_t reload_after) {
     uint32_t tail = id;
-    if (pos > ch_[id].from) tail = Split(id, pos);
-    uint32_t use = NextRegUse(ch_[tail], pos);
+    if (pos > (*ch_)[id].from) tail = Split(id, pos);
+    uint32_t use = NextRegUse((*ch_)[tail], pos);
     if (use != kNever) {
       uint32_t after = std::max(pos, reload_after);
       uint32_t gap = BestReloadGap(after, GapAtOrBefore(use));
-      if (gap > ch_[tail].from && gap > after) {
+      if (gap > (*ch_)[tail].from && gap > after) {
         uint32_t rest = Split(tail, gap);
         Push(rest);
       } else {
@@ -240,20 +263,20 @@ class Allocator {
   // the earliest. Reloads take the latest, so that a reload before a use in a
   // loop happens on the loop's entry edge, not in the loop.
   uint32_t ShallowestBlockStart(uint32_t after, uint32_t gap, bool earliest) const {
-    const std::vector<Block>& order = b_.order();
+    const std::vector<Block>& order = b_->order();
     // The block containing `gap`: the last one starting at or before it.
     auto it = std::upper_bound(order.begin(), order.end(), gap,
-                               [&](uint32_t p, Block b) { return p < b_.BlockFrom(b); });
+                               [&](uint32_t p, Block b) { return p < b_->BlockFrom(b); });
     if (it == order.begin()) return gap;
     --it;
     uint32_t best = gap;
-    int best_depth = b_.depth(*it);
+    int best_depth = b_->depth(*it);
     for (int steps = 0; steps < 64; ++steps) {
-      uint32_t from = b_.BlockFrom(*it);
+      uint32_t from = b_->BlockFrom(*it);
       if (from <= after) break;
-      if (b_.depth(*it) < best_depth || (earliest && b_.depth(*it) == best_depth)) {
+      if (b_->depth(*it) < best_depth || (earliest && b_->depth(*it) == best_depth)) {
         best = from;
-        best_depth = b_.depth(*it);
+        best_depth = b_->depth(*it);
       }
       if (it == order.begin()) break;
       --it;
@@ -266,8 +289,8 @@ class Allocator {
   // loop is on the stack for the whole loop (nothing to reload on its back
   // edge) rather than from the middle of it.
   uint32_t BestSpillGap(uint32_t id, uint32_t gap) const {
-    const LsraChild& c = ch_[id];
-    absl::Span<const RefPosition> refs = b_.Refs(c.value);
+    const LsraChild& c = (*ch_)[id];
+    absl::Span<const RefPosition> refs = b_->Refs(c.value);
     auto it = std::lower_bound(refs.begin(), refs.end(), gap, [](const RefPosition& r, uint32_t q) { return r.pos < q; });
     uint32_t last = it == refs.begin() ? c.from : std::max(c.from, std::prev(it)->pos);
     return ShallowestBlockStart(last, gap, true);
@@ -275,8 +298,8 @@ class Allocator {
 
   // The block containing `p` (invalid before the first).
   Block BlockAt(uint32_t p) const {
-    const std::vector<Block>& order = b_.order();
-    auto it = std::upper_bound(order.begin(), order.end(), p, [&](uint32_t q, Block b) { return q < b_.BlockFrom(b); });
+    const std::vector<Block>& order = b_->order();
+    auto it = std::upper_bound(order.begin(), order.end(), p, [&](uint32_t q, Block b) { return q < b_->BlockFrom(b); });
     return it == order.begin() ? Block() : *std::prev(it);
   }
   absl::Status AllocateOne(uint32_t id, uint32_t pos);
@@ -320,7 +343,7 @@ class Allocator {
   PReg SelectFree(uint32_t id, uint32_t pos, const std::vector<PReg>& order);
   // Does the piece live across an instruction with clobbers?
   bool SpansCall(const LsraChild& c) const {
-    const std::vector<uint32_t>& calls = b_.clobbers();
+    const std::vector<uint32_t>& calls = b_->clobbers();
     for (const LsraRange& r : RangesFrom(c.value, c.from)) {
       if (r.from >= c.to) break;
       uint32_t from = std::max(r.from, c.from), to = std::min(r.to, c.to);
@@ -336,18 +359,18 @@ class Allocator {
   std::optional<PReg> PreferredRegister(uint32_t id, uint32_t pos) const;
   int preferred_ = 0;
   absl::Status TooMany(uint32_t id, uint32_t pos) const {
-    return absl::InternalError(absl::StrCat("function %", f_.name(), ": ", f_.ValueName(ch_[id].value),
+    return absl::InternalError(absl::StrCat("function %", f_->name(), ": ", f_->ValueName((*ch_)[id].value),
                                             " finds no register at position ", pos,
                                             ": its instruction needs more registers at once than the class has"));
   }
 
-  const Target& t_;
-  Function& f_;
-  const LsraBuild& b_;
-  const LsraOptions& options_;
+  const Target* t_ = nullptr;
+  Function* f_ = nullptr;
+  const LsraBuild* b_ = nullptr;
+  const LsraOptions* options_ = nullptr;
   std::vector<std::vector<PReg>> orders_;
-  std::vector<LsraChild>& ch_;
-  std::vector<StackSlot>& slots_;
+  std::vector<LsraChild>* ch_ = nullptr;
+  std::vector<StackSlot>* slots_ = nullptr;
   std::vector<PReg> hint_;
   std::vector<uint32_t> active_, inactive_;
   std::priority_queue<std::pair<uint32_t, uint32_t>, std::vector<std::pair<uint32_t, uint32_t>>,
@@ -372,9 +395,9 @@ class Allocator {
   uint32_t PieceAt(Value v, uint32_t p) const {
     uint32_t c = finger_[v.index()];
     if (c == kNever) c = first_piece_[v.index()];
-    while (c != kNever && ch_[c].from > p) c = prev_piece_[c];
-    while (c != kNever && ch_[c].to <= p) c = next_piece_[c];
-    if (c == kNever || ch_[c].from > p) return kNever;
+    while (c != kNever && (*ch_)[c].from > p) c = prev_piece_[c];
+    while (c != kNever && (*ch_)[c].to <= p) c = next_piece_[c];
+    if (c == kNever || (*ch_)[c].from > p) return kNever;
     finger_[v.index()] = c;
     return c;
   }
@@ -382,38 +405,38 @@ class Allocator {
 };
 
 std::optional<PReg> Allocator::ReuseRegister(uint32_t id, uint32_t pos) const {
-  for (const RefPosition& r : RefsAt(ch_[id].value, pos)) {
+  for (const RefPosition& r : RefsAt((*ch_)[id].value, pos)) {
     if (r.kind != RefKind::kDef || r.need != RefNeed::kReuse) continue;
-    const Operand* src = f_.UseOperand(r.inst, r.reuse_of);
+    const Operand* src = f_->UseOperand(r.inst, r.reuse_of);
     if (src == nullptr) return std::nullopt;
-    uint32_t early = b_.Pos(r.inst, kLsraEarly);
+    uint32_t early = b_->Pos(r.inst, kLsraEarly);
     uint32_t c = PieceAt(src->value(), early);
-    if (c != kNever && ch_[c].loc.IsReg()) {
-      std::optional<RegClass> cls = t_.ClassFor(f_.value_type(ch_[id].value));
-      return t_.View(ch_[c].loc.reg(), *cls);
+    if (c != kNever && (*ch_)[c].loc.IsReg()) {
+      std::optional<RegClass> cls = t_->ClassFor(f_->value_type((*ch_)[id].value));
+      return t_->View((*ch_)[c].loc.reg(), *cls);
     }
   }
   return std::nullopt;
 }
 
 bool Allocator::TryAllocateFreeReg(uint32_t id, uint32_t pos, std::optional<PReg> forced) {
-  const LsraChild c = ch_[id];  // a copy: splitting grows ch_
-  RegClass cls = *t_.ClassFor(f_.value_type(c.value));
+  const LsraChild c = (*ch_)[id];  // a copy: splitting grows ch_
+  RegClass cls = *t_->ClassFor(f_->value_type(c.value));
   const std::vector<PReg>& order = orders_[cls.index()];
   for (PReg r : order) free_until_[r.index()] = NextBlockedFor(c, r, pos);
   for (uint32_t a : active_) {
-    for (PReg r : t_.Aliases(ch_[a].loc.reg())) free_until_[r.index()] = 0;
+    for (PReg r : t_->Aliases((*ch_)[a].loc.reg())) free_until_[r.index()] = 0;
   }
   for (uint32_t a : inactive_) {
-    uint32_t x = NextIntersection(ch_[a], c, pos);
+    uint32_t x = NextIntersection((*ch_)[a], c, pos);
     if (x == kNever) continue;
-    for (PReg r : t_.Aliases(ch_[a].loc.reg())) free_until_[r.index()] = std::min(free_until_[r.index()], x);
+    for (PReg r : t_->Aliases((*ch_)[a].loc.reg())) free_until_[r.index()] = std::min(free_until_[r.index()], x);
   }
   uint32_t end = End(c);
   PReg best;
   if (forced.has_value()) {
     best = *forced;
-  } else if (options_.scoring) {
+  } else if (options_->scoring) {
     best = SelectFree(id, pos, order);
     if (!best.IsValid()) return false;
   } else {
@@ -435,12 +458,12 @@ bool Allocator::TryAllocateFreeReg(uint32_t id, uint32_t pos, std::optional<PReg
     if (gap <= pos || gap <= c.from) return false;
     Push(Split(id, gap));
   }
-  ch_[id].loc = Location::Reg(best);
+  (*ch_)[id].loc = Location::Reg(best);
   return true;
 }
 
 PReg Allocator::SelectFree(uint32_t id, uint32_t pos, const std::vector<PReg>& order) {
-  const LsraChild& c = ch_[id];
+  const LsraChild& c = (*ch_)[id];
   cand_.clear();
   for (PReg r : order) {
     if (free_until_[r.index()] > pos) cand_.push_back(r);
@@ -448,21 +471,21 @@ PReg Allocator::SelectFree(uint32_t id, uint32_t pos, const std::vector<PReg>& o
   if (cand_.size() <= 1) return cand_.empty() ? PReg() : cand_.front();
   ++stamp_;
   for (uint32_t a : inactive_) {
-    for (PReg r : t_.Aliases(ch_[a].loc.reg())) held_[r.index()] = stamp_;
+    for (PReg r : t_->Aliases((*ch_)[a].loc.reg())) held_[r.index()] = stamp_;
   }
   // As in RyuJIT, a piece that lives across a call prefers only registers the
   // call preserves.
   const bool spans = SpansCall(c);
   bool any_preferred = false;
   auto prefer = [&](PReg r) {
-    std::optional<PReg> view = t_.View(r, *t_.ClassFor(f_.value_type(c.value)));
+    std::optional<PReg> view = t_->View(r, *t_->ClassFor(f_->value_type(c.value)));
     if (view.has_value() && free_until_[view->index()] > pos && (!spans || preserved_[view->index()])) {
       preferred_reg_[view->index()] = stamp_;
       any_preferred = true;
     }
   };
   if (hint_[id].IsValid()) prefer(hint_[id]);
-  if (b_.interval(c.value).hint.IsValid()) prefer(b_.interval(c.value).hint);
+  if (b_->interval(c.value).hint.IsValid()) prefer(b_->interval(c.value).hint);
   auto narrow = [&](auto&& keep) {
     if (cand_.size() <= 1) return;
     keep_.clear();
@@ -495,21 +518,21 @@ PReg Allocator::SelectFree(uint32_t id, uint32_t pos, const std::vector<PReg>& o
 }
 
 absl::Status Allocator::AllocateBlockedReg(uint32_t id, uint32_t pos, std::optional<PReg> forced) {
-  const LsraChild c = ch_[id];  // a copy: splitting grows ch_
-  RegClass cls = *t_.ClassFor(f_.value_type(c.value));
+  const LsraChild c = (*ch_)[id];  // a copy: splitting grows ch_
+  RegClass cls = *t_->ClassFor(f_->value_type(c.value));
   const std::vector<PReg>& order = orders_[cls.index()];
   uint32_t gap = GapAtOrBefore(pos);
   // A fixed use, def or clobber of a register counts as its next use: nothing can
   // be moved out of the way of those.
   for (PReg r : order) next_use_[r.index()] = NextBlockedFor(c, r, pos);
   for (uint32_t a : active_) {
-    uint32_t u = NextRegUse(ch_[a], gap);
-    for (PReg r : t_.Aliases(ch_[a].loc.reg())) next_use_[r.index()] = std::min(next_use_[r.index()], u);
+    uint32_t u = NextRegUse((*ch_)[a], gap);
+    for (PReg r : t_->Aliases((*ch_)[a].loc.reg())) next_use_[r.index()] = std::min(next_use_[r.index()], u);
   }
   for (uint32_t a : inactive_) {
-    if (NextIntersection(ch_[a], c, pos) == kNever) continue;
-    uint32_t u = NextRegUse(ch_[a], gap);
-    for (PReg r : t_.Aliases(ch_[a].loc.reg())) next_use_[r.index()] = std::min(next_use_[r.index()], u);
+    if (NextIntersection((*ch_)[a], c, pos) == kNever) continue;
+    uint32_t u = NextRegUse((*ch_)[a], gap);
+    for (PReg r : t_->Aliases((*ch_)[a].loc.reg())) next_use_[r.index()] = std::min(next_use_[r.index()], u);
   }
   PReg best;
   uint32_t first = NextRegUse(c, pos);
@@ -519,7 +542,7 @@ absl::Status Allocator::AllocateBlockedReg(uint32_t id, uint32_t pos, std::optio
     for (PReg r : order) {
       if (!best.IsValid() || next_use_[r.index()] > next_use_[best.index()]) best = r;
     }
-    if (options_.spill_nearest) {
+    if (options_->spill_nearest) {
       // Stress: the holder needed soonest among those needed after this piece,
       // of the registers this piece can keep until a gap past `pos` (a fixed
       // reference or clobber at its next instruction leaves no room to split).
@@ -551,30 +574,30 @@ absl::Status Allocator::AllocateBlockedReg(uint32_t id, uint32_t pos, std::optio
     return absl::OkStatus();
   }
   // Take `best`; the pieces holding it (or an alias) leave from the gap.
-  const RegSet& aliases = t_.Aliases(best);
+  const RegSet& aliases = t_->Aliases(best);
   std::vector<uint32_t> evict;
   for (uint32_t a : active_) {
-    if (aliases.Contains(ch_[a].loc.reg())) evict.push_back(a);
+    if (aliases.Contains((*ch_)[a].loc.reg())) evict.push_back(a);
   }
   for (uint32_t a : inactive_) {
-    if (aliases.Contains(ch_[a].loc.reg()) && NextIntersection(ch_[a], c, pos) != kNever) evict.push_back(a);
+    if (aliases.Contains((*ch_)[a].loc.reg()) && NextIntersection((*ch_)[a], c, pos) != kNever) evict.push_back(a);
   }
   for (uint32_t a : evict) {
     active_.erase(std::remove(active_.begin(), active_.end(), a), active_.end());
     inactive_.erase(std::remove(inactive_.begin(), inactive_.end(), a), inactive_.end());
-    uint32_t at = std::max(gap, ch_[a].from);
-    if (options_.spill_before_loops) {
+    uint32_t at = std::max(gap, (*ch_)[a].from);
+    if (options_->spill_before_loops) {
       // Leave earlier only when the reload can still come after the gap: pieces
       // going back to the unhandled list must not start before this one.
-      uint32_t use = NextRegUse(ch_[a], gap);
-      if (use == kNever || GapAtOrBefore(use) > gap) at = std::max(BestSpillGap(a, gap), ch_[a].from);
+      uint32_t use = NextRegUse((*ch_)[a], gap);
+      if (use == kNever || GapAtOrBefore(use) > gap) at = std::max(BestSpillGap(a, gap), (*ch_)[a].from);
     }
-    if (at > ch_[a].from && at < ch_[a].to) {
+    if (at > (*ch_)[a].from && at < (*ch_)[a].to) {
       // The head keeps its register up to `at`, before this piece starts.
       SpillFrom(Split(a, at), at, gap);
     } else {
-      ch_[a].loc = Location();
-      SpillFrom(a, ch_[a].from, gap);
+      (*ch_)[a].loc = Location();
+      SpillFrom(a, (*ch_)[a].from, gap);
     }
   }
   uint32_t blocked = NextBlockedFor(c, best, pos);
@@ -584,23 +607,23 @@ absl::Status Allocator::AllocateBlockedReg(uint32_t id, uint32_t pos, std::optio
     if (g <= pos || g <= c.from) return TooMany(id, pos);
     Push(Split(id, g));
   }
-  ch_[id].loc = Location::Reg(best);
+  (*ch_)[id].loc = Location::Reg(best);
   return absl::OkStatus();
 }
 
 std::optional<PReg> Allocator::PreferredRegister(uint32_t id, uint32_t pos) const {
-  for (const RefPosition& r : RefsAt(ch_[id].value, pos)) {
+  for (const RefPosition& r : RefsAt((*ch_)[id].value, pos)) {
     if (r.kind != RefKind::kDef || !r.inst.IsValid() || r.need != RefNeed::kRegister) continue;
-    uint32_t early = b_.Pos(r.inst, kLsraEarly);
-    for (const Operand& op : f_.operands(r.inst)) {
+    uint32_t early = b_->Pos(r.inst, kLsraEarly);
+    for (const Operand& op : f_->operands(r.inst)) {
       if (!op.IsUse() || op.position() != Position::kEarly) continue;
       // A source whose piece at the instruction ends there, in a register.
       uint32_t c = PieceAt(op.value(), early);
       if (c == kNever) continue;
-      const LsraChild& s = ch_[c];
+      const LsraChild& s = (*ch_)[c];
       if (s.loc.IsReg() && End(s) <= early + 1) {
-        std::optional<RegClass> cls = t_.ClassFor(f_.value_type(ch_[id].value));
-        std::optional<PReg> view = t_.View(s.loc.reg(), *cls);
+        std::optional<RegClass> cls = t_->ClassFor(f_->value_type((*ch_)[id].value));
+        std::optional<PReg> view = t_->View(s.loc.reg(), *cls);
         if (view.has_value()) return view;
       }
     }
@@ -609,50 +632,50 @@ std::optional<PReg> Allocator::PreferredRegister(uint32_t id, uint32_t pos) cons
 }
 
 bool Allocator::WrittenInPlaceWhileLive(Value v, Value other, uint32_t from, uint32_t to) const {
-  absl::Span<const RefPosition> refs = b_.Refs(v);
+  absl::Span<const RefPosition> refs = b_->Refs(v);
   auto it = std::lower_bound(refs.begin(), refs.end(), from, [](const RefPosition& r, uint32_t q) { return r.pos < q; });
   for (; it != refs.end() && it->pos < to; ++it) {
     if (it->kind != RefKind::kUse || !it->inst.IsValid()) continue;
-    for (const Operand& op : f_.operands(it->inst)) {
+    for (const Operand& op : f_->operands(it->inst)) {
       if (!op.IsDef() || op.constraint() != ConstraintKind::kReuse) continue;
-      const Operand* src = f_.UseOperand(it->inst, op.reuse_index());
-      if (src != nullptr && src->value() == v && b_.Covers(other, b_.Pos(it->inst, kLsraClobber))) return true;
+      const Operand* src = f_->UseOperand(it->inst, op.reuse_index());
+      if (src != nullptr && src->value() == v && b_->Covers(other, b_->Pos(it->inst, kLsraClobber))) return true;
     }
   }
   return false;
 }
 
 bool Allocator::TryOverlap(uint32_t id, uint32_t pos) {
-  const LsraChild& c = ch_[id];
+  const LsraChild& c = (*ch_)[id];
   if (c.from != pos || first_piece_[c.value.index()] != id) return false;
   Inst copy;
   for (const RefPosition& r : RefsAt(c.value, pos)) {
     if (r.kind == RefKind::kDef && r.inst.IsValid() && r.need == RefNeed::kRegister &&
-        f_.inst(r.inst).opcode == Opcode::kCopy) {
+        f_->inst(r.inst).opcode == Opcode::kCopy) {
       copy = r.inst;
     }
   }
   if (!copy.IsValid()) return false;
-  const Operand* src = f_.UseOperand(copy, 0);
-  uint32_t early = b_.Pos(copy, kLsraEarly);
+  const Operand* src = f_->UseOperand(copy, 0);
+  uint32_t early = b_->Pos(copy, kLsraEarly);
   uint32_t s = src == nullptr ? kNever : PieceAt(src->value(), early);
   // A source dying at the copy is register preference's case.
-  if (s == kNever || !ch_[s].loc.IsReg() || End(ch_[s]) <= early + 1) return false;
-  PReg r = ch_[s].loc.reg();
-  const std::vector<PReg>& order = orders_[t_.ClassFor(f_.value_type(c.value))->index()];
+  if (s == kNever || !(*ch_)[s].loc.IsReg() || End((*ch_)[s]) <= early + 1) return false;
+  PReg r = (*ch_)[s].loc.reg();
+  const std::vector<PReg>& order = orders_[t_->ClassFor(f_->value_type(c.value))->index()];
   if (std::find(order.begin(), order.end(), r) == order.end()) return false;
   uint32_t end = End(c);
   if (NextBlockedFor(c, r, pos) < end) return false;
   for (uint32_t a : active_) {
-    if (a != s && t_.RegsAlias(ch_[a].loc.reg(), r)) return false;
+    if (a != s && t_->RegsAlias((*ch_)[a].loc.reg(), r)) return false;
   }
   for (uint32_t a : inactive_) {
-    if (t_.RegsAlias(ch_[a].loc.reg(), r) && NextIntersection(ch_[a], c, pos) != kNever) return false;
+    if (t_->RegsAlias((*ch_)[a].loc.reg(), r) && NextIntersection((*ch_)[a], c, pos) != kNever) return false;
   }
   // They share the register until either ends, across blocks too: an edge
   // that brings both into it moves only the copy, whose location holds the
   // source as well (lsra_resolve).
-  uint32_t shared_end = std::min(end, End(ch_[s]));
+  uint32_t shared_end = std::min(end, End((*ch_)[s]));
   // A two-address def overwriting one of them must come where the other is
   // dead (not merely later in the order: in another branch, the other may
   // still be live in the register).
@@ -660,7 +683,7 @@ bool Allocator::TryOverlap(uint32_t id, uint32_t pos) {
       WrittenInPlaceWhileLive(src->value(), c.value, pos, shared_end)) {
     return false;
   }
-  ch_[id].loc = Location::Reg(r);
+  (*ch_)[id].loc = Location::Reg(r);
   ++overlapped_;
   return true;
 }
@@ -668,7 +691,7 @@ bool Allocator::TryOverlap(uint32_t id, uint32_t pos) {
 void Allocator::SecondChance(LsraAllocStats& stats) {
   // Per register, the union of the ranges its pieces cover: disjoint intervals
   // keyed by start, so that their ends increase too.
-  std::vector<absl::btree_map<uint32_t, uint32_t>> busy(t_.num_regs());
+  std::vector<absl::btree_map<uint32_t, uint32_t>> busy(t_->num_regs());
   auto ranges_of = [&](const LsraChild& c, auto&& f) {
     for (const LsraRange& r : RangesFrom(c.value, c.from)) {
       if (r.from >= c.to) break;
@@ -693,7 +716,7 @@ void Allocator::SecondChance(LsraAllocStats& stats) {
   auto is_free = [&](PReg reg, const LsraChild& c) {
     if (NextBlockedFor(c, reg, Start(c)) < End(c)) return false;
     bool free = true;
-    for (PReg a : t_.Aliases(reg)) {
+    for (PReg a : t_->Aliases(reg)) {
       const absl::btree_map<uint32_t, uint32_t>& m = busy[a.index()];
       ranges_of(c, [&](uint32_t from, uint32_t to) {
         auto it = m.lower_bound(to);
@@ -705,25 +728,25 @@ void Allocator::SecondChance(LsraAllocStats& stats) {
   };
   const std::vector<uint32_t>& prev = prev_piece_;
   std::vector<uint32_t> candidates;
-  for (uint32_t id = 0; id < ch_.size(); ++id) {
-    if (ch_[id].loc.IsReg()) {
-      ranges_of(ch_[id], [&](uint32_t from, uint32_t to) { occupy(ch_[id].loc.reg(), from, to); });
-    } else if (ch_[id].loc.IsStack() && Start(ch_[id]) < ch_[id].to) {
+  for (uint32_t id = 0; id < ch_->size(); ++id) {
+    if ((*ch_)[id].loc.IsReg()) {
+      ranges_of((*ch_)[id], [&](uint32_t from, uint32_t to) { occupy((*ch_)[id].loc.reg(), from, to); });
+    } else if ((*ch_)[id].loc.IsStack() && Start((*ch_)[id]) < (*ch_)[id].to) {
       candidates.push_back(id);
     }
   }
-  std::sort(candidates.begin(), candidates.end(), [&](uint32_t a, uint32_t b) { return ch_[a].from < ch_[b].from; });
+  std::sort(candidates.begin(), candidates.end(), [&](uint32_t a, uint32_t b) { return (*ch_)[a].from < (*ch_)[b].from; });
   while (!candidates.empty()) {
     ++stats.rounds;
     std::vector<uint32_t> left;
     for (uint32_t id : candidates) {
-      const LsraChild& c = ch_[id];
-      const std::vector<PReg>& order = orders_[t_.ClassFor(f_.value_type(c.value))->index()];
+      const LsraChild& c = (*ch_)[id];
+      const std::vector<PReg>& order = orders_[t_->ClassFor(f_->value_type(c.value))->index()];
       PReg take;
       // A neighbouring piece's register first: no move joins them.
       for (uint32_t n : {prev[id], next_piece_[id]}) {
-        if (take.IsValid() || n == kNever || !ch_[n].loc.IsReg()) continue;
-        PReg r = ch_[n].loc.reg();
+        if (take.IsValid() || n == kNever || !(*ch_)[n].loc.IsReg()) continue;
+        PReg r = (*ch_)[n].loc.reg();
         if (std::find(order.begin(), order.end(), r) != order.end() && is_free(r, c)) take = r;
       }
       for (size_t k = 0; !take.IsValid() && k < order.size(); ++k) {
@@ -733,7 +756,7 @@ void Allocator::SecondChance(LsraAllocStats& stats) {
         left.push_back(id);
         continue;
       }
-      ch_[id].loc = Location::Reg(take);
+      (*ch_)[id].loc = Location::Reg(take);
       ranges_of(c, [&](uint32_t from, uint32_t to) { occupy(take, from, to); });
       ++stats.recovered;
     }
@@ -747,11 +770,11 @@ void Allocator::RecordSeedEnd(Block s) {
   // The values in registers at s's end are those of the pieces in registers
   // that cover it: all on the active and inactive lists (the scan has not yet
   // dropped what ended since its last position, which is before the end).
-  const uint32_t end = b_.BlockTo(s) - 1;
+  const uint32_t end = b_->BlockTo(s) - 1;
   size_t from = seed_end_.size();
   for (const std::vector<uint32_t>* list : {&active_, &inactive_}) {
     for (uint32_t a : *list) {
-      const LsraChild& c = ch_[a];
+      const LsraChild& c = (*ch_)[a];
       if (c.loc.IsReg() && c.from <= end && end < c.to) seed_end_.push_back({c.value, c.loc.reg()});
     }
   }
@@ -762,9 +785,9 @@ void Allocator::RecordSeedEnd(Block s) {
 }
 
 bool Allocator::SeedBlock(Block b) {
-  Block seed = b_.seed(b);
-  const uint32_t p = b_.BlockFrom(b);
-  if (!seed.IsValid() || b_.BlockTo(seed) > p) return false;  // not placed before b (reversed stress order)
+  Block seed = b_->seed(b);
+  const uint32_t p = b_->BlockFrom(b);
+  if (!seed.IsValid() || b_->BlockTo(seed) > p) return false;  // not placed before b (reversed stress order)
   if (++seed_stamp_ == 0) {
     std::fill(reg_stamp_.begin(), reg_stamp_.end(), 0);
     std::fill(value_stamp_.begin(), value_stamp_.end(), 0);
@@ -772,20 +795,20 @@ bool Allocator::SeedBlock(Block b) {
   }
   // The live-in values not where the seed left them.
   reseed_.clear();
-  absl::Span<const Value> in = b_.LiveIn(b);
+  absl::Span<const Value> in = b_->LiveIn(b);
   for (uint32_t k = seed_end_from_[seed.index()]; k < seed_end_to_[seed.index()]; ++k) {
     auto [v, r] = seed_end_[k];
     if (!std::binary_search(in.begin(), in.end(), v)) continue;
     uint32_t c = PieceAt(v, p);
     if (c == kNever) continue;
-    if (ch_[c].loc.IsNone()) {
-      if (ch_[c].from == p) hint_[c] = r;  // a piece starting here, not allocated yet
+    if ((*ch_)[c].loc.IsNone()) {
+      if ((*ch_)[c].from == p) hint_[c] = r;  // a piece starting here, not allocated yet
       continue;
     }
     // Only a register-to-register move is saved: from a register to the stack
     // costs nothing (the slot was written at the definition), and a piece on the
     // stack here has no use before its next piece.
-    if (!ch_[c].loc.IsReg() || ch_[c].loc == Location::Reg(r) || ch_[c].from == p) continue;
+    if (!(*ch_)[c].loc.IsReg() || (*ch_)[c].loc == Location::Reg(r) || (*ch_)[c].from == p) continue;
     reseed_.push_back({c, r});
     value_stamp_[v.index()] = seed_stamp_;
   }
@@ -794,14 +817,14 @@ bool Allocator::SeedBlock(Block b) {
   // the value's current range: a piece of another value that resumes in it
   // there would split the new piece again.
   auto free_over_range = [&](const Reseed& m) {
-    const LsraChild& c = ch_[m.piece];
+    const LsraChild& c = (*ch_)[m.piece];
     absl::Span<const LsraRange> rs = RangesFrom(c.value, p);
     uint32_t limit = rs.empty() ? p + 1 : std::min(rs.front().to, c.to);
     if (NextBlockedFor(c, m.reg, p) < limit) return false;
-    const RegSet& aliases = t_.Aliases(m.reg);
+    const RegSet& aliases = t_->Aliases(m.reg);
     auto clear = [&](uint32_t a) {
-      return value_stamp_[ch_[a].value.index()] == seed_stamp_ || !aliases.Contains(ch_[a].loc.reg()) ||
-             NextIntersection(ch_[a], c, p) >= limit;
+      return value_stamp_[(*ch_)[a].value.index()] == seed_stamp_ || !aliases.Contains((*ch_)[a].loc.reg()) ||
+             NextIntersection((*ch_)[a], c, p) >= limit;
     };
     return std::all_of(active_.begin(), active_.end(), clear) && std::all_of(inactive_.begin(), inactive_.end(), clear);
   };
@@ -813,7 +836,7 @@ bool Allocator::SeedBlock(Block b) {
     if (m.piece < event_.size()) event_[m.piece] = std::min(event_[m.piece], p);
     hint_[tail] = m.reg;
     Push(tail);
-    for (PReg r : t_.Aliases(m.reg)) reg_stamp_[r.index()] = seed_stamp_;
+    for (PReg r : t_->Aliases(m.reg)) reg_stamp_[r.index()] = seed_stamp_;
     ++seeded_;
     added = true;
   }
@@ -821,9 +844,9 @@ bool Allocator::SeedBlock(Block b) {
 }
 
 absl::Status Allocator::AllocateOne(uint32_t id, uint32_t pos) {
-  if (options_.overlap && TryOverlap(id, pos)) return absl::OkStatus();
+  if (options_->overlap && TryOverlap(id, pos)) return absl::OkStatus();
   std::optional<PReg> forced = ReuseRegister(id, pos);
-  if (!forced.has_value() && options_.preference && !hint_[id].IsValid()) {
+  if (!forced.has_value() && options_->preference && !hint_[id].IsValid()) {
     if (std::optional<PReg> p = PreferredRegister(id, pos)) {
       hint_[id] = *p;
       ++preferred_;
@@ -834,35 +857,35 @@ absl::Status Allocator::AllocateOne(uint32_t id, uint32_t pos) {
 }
 
 absl::Status Allocator::Run(LsraAllocStats& stats) {
-  ch_.clear();
+  ch_->clear();
   hint_.clear();
   next_piece_.clear();
   prev_piece_.clear();
-  cursor_.assign(t_.num_regs(), 0);
-  cursor_pos_.assign(t_.num_regs(), 0);
-  first_piece_.assign(b_.num_values(), kNever);
-  finger_.assign(b_.num_values(), kNever);
+  cursor_.assign(t_->num_regs(), 0);
+  cursor_pos_.assign(t_->num_regs(), 0);
+  first_piece_.assign(b_->num_values(), kNever);
+  finger_.assign(b_->num_values(), kNever);
   next_block_ = 0;
-  if (options_.seed_blocks) {
-    const int nb = f_.num_blocks();
+  if (options_->seed_blocks) {
+    const int nb = f_->num_blocks();
     seed_end_.clear();
     seed_end_from_.assign(nb, 0);
     seed_end_to_.assign(nb, 0);
     seeded_items_.clear();
-    for (Block b : b_.order()) {
-      if (b_.seed(b).IsValid()) seeded_items_.push_back(b);
+    for (Block b : b_->order()) {
+      if (b_->seed(b).IsValid()) seeded_items_.push_back(b);
     }
-    seeded_by_.Build(nb, seeded_items_, [&](Block b) { return b_.seed(b).index(); });
+    seeded_by_.Build(nb, seeded_items_, [&](Block b) { return b_->seed(b).index(); });
   }
-  reg_stamp_.assign(t_.num_regs(), 0);
-  value_stamp_.assign(b_.num_values(), 0);
+  reg_stamp_.assign(t_->num_regs(), 0);
+  value_stamp_.assign(b_->num_values(), 0);
   seed_stamp_ = 0;
-  for (int v = 0; v < b_.num_values(); ++v) {
-    if (!b_.HasInterval(Value(v))) continue;
-    absl::Span<const LsraRange> rs = b_.Ranges(Value(v));
-    ch_.push_back(LsraChild{Value(v), rs.front().from, rs.back().to, Location()});
-    hint_.push_back(b_.interval(Value(v)).hint);
-    uint32_t id = static_cast<uint32_t>(ch_.size() - 1);
+  for (int v = 0; v < b_->num_values(); ++v) {
+    if (!b_->HasInterval(Value(v))) continue;
+    absl::Span<const LsraRange> rs = b_->Ranges(Value(v));
+    ch_->push_back(LsraChild{Value(v), rs.front().from, rs.back().to, Location()});
+    hint_.push_back(b_->interval(Value(v)).hint);
+    uint32_t id = static_cast<uint32_t>(ch_->size() - 1);
     first_piece_[v] = id;
     next_piece_.push_back(kNever);
     prev_piece_.push_back(kNever);
@@ -870,22 +893,22 @@ absl::Status Allocator::Run(LsraAllocStats& stats) {
     // order), the definition starts a piece of its own, so that what it needs (a
     // reuse or fixed register) applies at the piece's start. Nothing is live just
     // before a definition, so no move joins the two.
-    for (const RefPosition& r : b_.Refs(Value(v))) {
-      if (r.kind == RefKind::kDef && r.pos > ch_[id].from && r.pos < ch_[id].to) {
+    for (const RefPosition& r : b_->Refs(Value(v))) {
+      if (r.kind == RefKind::kDef && r.pos > (*ch_)[id].from && r.pos < (*ch_)[id].to) {
         Push(Split(id, r.pos));
         --splits_;
       }
     }
-    if (options_.local_split) {
+    if (options_->local_split) {
       // Cut the first piece at every block start it spans (later pieces in
       // position order are split from the last one cut).
       uint32_t last = id;
-      const std::vector<Block>& order = b_.order();
-      auto it = std::upper_bound(order.begin(), order.end(), ch_[id].from,
-                                 [&](uint32_t p, Block blk) { return p < b_.BlockFrom(blk); });
-      for (; it != order.end() && b_.BlockFrom(*it) < ch_[last].to; ++it) {
-        uint32_t from = b_.BlockFrom(*it);
-        if (from > ch_[last].from && b_.Covers(Value(v), from)) {
+      const std::vector<Block>& order = b_->order();
+      auto it = std::upper_bound(order.begin(), order.end(), (*ch_)[id].from,
+                                 [&](uint32_t p, Block blk) { return p < b_->BlockFrom(blk); });
+      for (; it != order.end() && b_->BlockFrom(*it) < (*ch_)[last].to; ++it) {
+        uint32_t from = b_->BlockFrom(*it);
+        if (from > (*ch_)[last].from && b_->Covers(Value(v), from)) {
           uint32_t piece = Split(last, from);
           Push(last);
           last = piece;
@@ -899,13 +922,13 @@ absl::Status Allocator::Run(LsraAllocStats& stats) {
   while (!unhandled_.empty()) {
     auto [pos, id] = unhandled_.top();
     unhandled_.pop();
-    if (!ch_[id].loc.IsNone() || Start(ch_[id]) != pos) continue;  // stale entry
-    if (options_.seed_blocks) {
+    if (!(*ch_)[id].loc.IsNone() || Start((*ch_)[id]) != pos) continue;  // stale entry
+    if (options_->seed_blocks) {
       // Block starts passed since the last piece: seed them first, and take
       // this piece again after what seeding added there.
-      const std::vector<Block>& order = b_.order();
+      const std::vector<Block>& order = b_->order();
       bool added = false;
-      while (next_block_ < order.size() && b_.BlockFrom(order[next_block_]) <= pos) {
+      while (next_block_ < order.size() && b_->BlockFrom(order[next_block_]) <= pos) {
         if (next_block_ > 0) RecordSeedEnd(order[next_block_ - 1]);
         added |= SeedBlock(order[next_block_++]);
       }
@@ -942,35 +965,47 @@ absl::Status Allocator::Run(LsraAllocStats& stats) {
     inactive_.swap(still_);
     absl::Status s = AllocateOne(id, pos);
     if (!s.ok()) return s;
-    if (ch_[id].loc.IsReg()) {
+    if ((*ch_)[id].loc.IsReg()) {
       Classify(id, pos);
       active_.push_back(id);
     }
   }
-  if (options_.second_chance) SecondChance(stats);
+  if (options_->second_chance) SecondChance(stats);
   stats.splits = splits_;
   stats.preferred = preferred_;
   stats.overlapped = overlapped_;
   stats.seeded = seeded_;
-  stats.children = static_cast<int>(ch_.size());
-  for (const LsraChild& c : ch_) {
+  stats.children = static_cast<int>(ch_->size());
+  for (const LsraChild& c : *ch_) {
     stats.spilled += c.loc.IsStack();
     stats.registers += c.loc.IsReg();
   }
   return absl::OkStatus();
 }
 
-}  // namespace
+}  // namespace lsra_internal
 
 absl::StatusOr<LsraAllocStats> LsraAllocation::Run(const Target& target, Function& func, const LsraBuild& build,
                                                    const LsraOptions& options) {
   LsraAllocStats stats;
   slots_.assign(func.num_values(), StackSlot());
-  Allocator a(target, func, build, options, children_, slots_);
+  if (scratch_ == nullptr) scratch_ = std::make_unique<lsra_internal::Allocator>();
+  lsra_internal::Allocator& a = *scratch_;
+  a.Reset(target, func, build, options, children_, slots_);
   absl::Status s = a.Run(stats);
   if (!s.ok()) return s;
   a.CollectPieces(pieces_);
   return stats;
+}
+
+LsraAllocation::LsraAllocation() = default;
+LsraAllocation::~LsraAllocation() = default;
+LsraAllocation::LsraAllocation(const LsraAllocation& o) : children_(o.children_), pieces_(o.pieces_), slots_(o.slots_) {}
+LsraAllocation& LsraAllocation::operator=(const LsraAllocation& o) {
+  children_ = o.children_;
+  pieces_ = o.pieces_;
+  slots_ = o.slots_;
+  return *this;
 }
 
 Location LsraAllocation::At(Value v, uint32_t pos) const {

@@ -42,6 +42,7 @@
 #define REGALLOC_LSRA_ALLOCATE_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -134,8 +135,19 @@ struct LsraAllocStats {
   int seeded = 0;     // live-in pieces split at a block start to take the seed's register
 };
 
+namespace lsra_internal {
+class Allocator;
+}  // namespace lsra_internal
+
 class LsraAllocation {
  public:
+  LsraAllocation();
+  ~LsraAllocation();
+  // Copies the result; the scan's buffers are not copied (the copy makes its
+  // own when it runs).
+  LsraAllocation(const LsraAllocation& other);
+  LsraAllocation& operator=(const LsraAllocation& other);
+
   absl::StatusOr<LsraAllocStats> Run(const Target& target, Function& func, const LsraBuild& build,
                                      const LsraOptions& options = LsraOptions());
 
@@ -158,6 +170,9 @@ class LsraAllocation {
   std::vector<LsraChild> children_;  // the scan's pieces, in the order it made them
   CompressedRows<LsraChild> pieces_;  // the same, by value and position
   std::vector<StackSlot> slots_;
+  // The scan's state, kept between runs so that a warm allocation reuses its
+  // buffers.
+  std::unique_ptr<lsra_internal::Allocator> scratch_;
 };
 
 }  // namespace regalloc
