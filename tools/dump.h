@@ -55,6 +55,7 @@ struct LivenessRecord {
 // in memory only (tools/phases.cc).
 struct LsraPipelineState;
 struct ChaitinPipelineState;
+struct PackingPipelineState;
 
 // One function with what the pipeline knows about it.
 struct DumpedFunction {
@@ -82,6 +83,8 @@ struct DumpedFunction {
   // The Chaitin allocator between chaitin_coalesce and chaitin_color (in memory
   // only, like `lsra`).
   std::shared_ptr<ChaitinPipelineState> chaitin;
+  // The packing allocator between its three phases (in memory only).
+  std::shared_ptr<PackingPipelineState> packing;
 };
 
 struct LoadedDump {

@@ -22,6 +22,7 @@
 #include "lsra/allocate.h"
 #include "lsra/allocator.h"
 #include "chaitin/chaitin.h"
+#include "packing/packing.h"
 #include "lsra/build.h"
 #include "lsra/resolve.h"
 #include "check/checker.h"
@@ -461,6 +462,123 @@ void RegisterChaitinPhases(PhaseRegistry& r) {
   r.RegisterPipeline("chaitin_allocate", {"legalize", "chaitin_allocate", "check", "interpret"});
 }
 
+}  // namespace
+
+struct PackingPipelineState {
+  PackingAllocator allocator;  // its three steps run as packing_allocations, packing_pack, packing_transform
+};
+
+namespace {
+
+void ReportPacking(PhaseContext& c, const PackingStats& s, int step) {
+  if (step == 0) {
+    c.stat("items", s.items);
+    c.stat("timespans", s.timespans);
+    c.stat("allocations", s.allocations);
+    c.stat("scratch", s.scratch);
+    c.stat("loop_entries_split", s.loop_entries_split);
+  } else if (step == 1) {
+    c.stat("packed", s.packed);
+    c.stat("registers", s.registers);
+    c.stat("promoted", s.promoted);
+    c.stat("yield_lost", s.yield_lost);
+  } else {
+    c.stat("inits", s.transform.inits);
+    c.stat("spills", s.transform.spills);
+    c.stat("reloads", s.transform.reloads);
+    c.stat("remats", s.transform.remats);
+    c.stat("moves", s.transform.moves);
+    c.stat("edge_moves", s.transform.lower.moves);
+  }
+}
+
+// The packing allocator (issue 21): one object, whole or in three steps.
+void RegisterPackingPhases(PhaseRegistry& r) {
+  const std::vector<PhaseOption> analysis = {
+      PhaseOption::Choice("goal", {"time", "size"},
+                          "the ACK's two profit models: loop-weighted time (loops packed first) or static size"),
+      PhaseOption::Bool("loops", true, "loop timespans besides the whole function"),
+  };
+  const PhaseOption yield = PhaseOption::Bool("yield", true, "the callee-save yield check");
+  auto set_analysis = [](const PhaseArgs& a, PackingOptions& o) {
+    o.goal = a.Get("goal") == "size" ? PackingGoal::kSize : PackingGoal::kTime;
+    o.loops = a.Flag("loops");
+  };
+  Phase whole{"packing_allocate",
+              "the ACK global optimizer's packing allocator, whole, as one object (packing/)",
+              {"legal"}, {"locations", "lowered"}, {"liveness"},
+              [set_analysis](PhaseContext& c) -> absl::Status {
+                PackingOptions o;
+                set_analysis(c.args, o);
+                o.yield = c.args.Flag("yield");
+                o.dump = c.dumps;
+                PackingAllocator allocator(o);
+                RA_ASSIGN_OR_RETURN(PackingStats s, allocator.Run(c.state.function, c.target));
+                for (int step = 0; step < 3; ++step) ReportPacking(c, s, step);
+                if (c.dumps) c.state.lsra_printed = std::move(s.printed);
+                return absl::OkStatus();
+              }};
+  whole.options = analysis;
+  whole.options.push_back(yield);
+  r.Register(std::move(whole));
+  r.SetConflicts("packing_allocate", {"locations"});
+  Phase allocations{"packing_allocations",
+                    "packing, first step: items, timespans, allocations with busy ranges, rivals and profits (packing/)",
+                    {"legal"}, {"packing_allocations"}, {"liveness"},
+                    [set_analysis](PhaseContext& c) -> absl::Status {
+                      auto state = std::make_shared<PackingPipelineState>();
+                      set_analysis(c.args, state->allocator.options());
+                      state->allocator.options().dump = c.dumps;
+                      RA_ASSIGN_OR_RETURN(PackingStats s, state->allocator.Allocations(c.state.function, c.target));
+                      ReportPacking(c, s, 0);
+                      if (c.dumps) c.state.lsra_printed = s.printed;
+                      c.state.packing = std::move(state);
+                      return absl::OkStatus();
+                    }};
+  allocations.options = analysis;
+  r.Register(std::move(allocations));
+  r.SetConflicts("packing_allocations", {"locations"});
+  auto missing = [](const char* phase) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        phase, " needs packing_allocations's list from this run (it is not stored in dumps): run packing_allocations first"));
+  };
+  Phase pack{"packing_pack", "packing, second step: registers for allocations by the goal's order, the yield check (packing/)",
+             {"packing_allocations"}, {"packing_decisions"}, {},
+             [missing](PhaseContext& c) -> absl::Status {
+               if (c.state.packing == nullptr) return missing("packing_pack");
+               PackingAllocator& a = c.state.packing->allocator;
+               a.options().yield = c.args.Flag("yield");
+               RA_ASSIGN_OR_RETURN(PackingStats s, a.Pack(c.state.function, c.target));
+               ReportPacking(c, s, 1);
+               if (c.dumps) c.state.lsra_printed = s.printed;
+               return absl::OkStatus();
+             }};
+  pack.options = {yield};
+  r.Register(std::move(pack));
+  r.SetConflicts("packing_pack", {"locations"});
+  Phase transform{"packing_transform",
+                  "packing, last step: initializations, locations, stores, scratch reloads, moves; parameters lowered (packing/)",
+                  {"packing_decisions"}, {"locations", "lowered"}, {"liveness"},
+                  [missing](PhaseContext& c) -> absl::Status {
+                    if (c.state.packing == nullptr) return missing("packing_transform");
+                    std::shared_ptr<PackingPipelineState> done = std::move(c.state.packing);
+                    RA_ASSIGN_OR_RETURN(PackingStats s, done->allocator.Transform(c.state.function, c.target));
+                    ReportPacking(c, s, 2);
+                    return absl::OkStatus();
+                  }};
+  r.Register(std::move(transform));
+  r.SetConflicts("packing_transform", {"locations"});
+  auto packing = [&](const std::string& name, const std::string& allocations, const std::string& pack) {
+    r.RegisterPipeline(name, {"legalize", allocations, pack, "packing_transform", "check", "interpret"});
+  };
+  packing("packing", "packing_allocations", "packing_pack");
+  packing("packing_size", "packing_allocations{goal=size}", "packing_pack");
+  packing("packing_noloops", "packing_allocations{loops=false}", "packing_pack");
+  packing("packing_noyield", "packing_allocations", "packing_pack{yield=false}");
+  // The same allocator as one object: what a compiler reusing the toolkit calls.
+  r.RegisterPipeline("packing_allocate", {"legalize", "packing_allocate", "check", "interpret"});
+}
+
 // The correctness harness and the reference allocator (tools/).
 void RegisterHarnessPhases(PhaseRegistry& r) {
   r.Register(Phase{"stack_alloc", "reference allocator: every value in its own stack slot", {"legal"}, {"locations"}, {"liveness"},
@@ -519,6 +637,7 @@ const PhaseRegistry& PhaseRegistry::Default() {
     RegisterSsaPhases(*r);
     RegisterLsraPhases(*r);
     RegisterChaitinPhases(*r);
+    RegisterPackingPhases(*r);
     return r;
   }();
   return *registry;

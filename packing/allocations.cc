@@ -1,0 +1,438 @@
+#include "packing/allocations.h"
+
+#include <algorithm>
+#include <functional>
+#include <queue>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "liveness/live_sets.h"
+#include "ssa/cfg.h"
+#include "ssa/printer.h"
+#include "targets/packing_costs.h"
+
+namespace regalloc {
+namespace {
+
+// How an operand occurs, for its gain.
+enum class OccurrenceKind : uint8_t { kRegUse, kMemoryUse, kStackUse, kDef };
+
+struct Occurrence {
+  Value value;
+  Block block;
+  OccurrenceKind kind;
+};
+
+int Gain(const PackingCostModel& m, bool constant, OccurrenceKind kind) {
+  switch (kind) {
+    case OccurrenceKind::kRegUse: return constant ? m.constant_use : m.reg_use;
+    case OccurrenceKind::kMemoryUse: return constant ? m.constant_use : m.memory_use;
+    case OccurrenceKind::kDef: return constant ? 0 : m.def;  // a constant is never stored
+    case OccurrenceKind::kStackUse: return 0;
+  }
+  return 0;
+}
+
+bool InLoop(const LoopNest& loops, Block b, int loop) {
+  for (int l = loops.innermost(b); l >= 0; l = loops.parent(l)) {
+    if (l == loop) return true;
+  }
+  return false;
+}
+
+// Sorts and merges intervals (overlapping or adjacent) in place.
+void Normalize(std::vector<Interval>& v) {
+  std::sort(v.begin(), v.end(), [](const Interval& a, const Interval& b) { return a.begin < b.begin; });
+  size_t n = 0;
+  for (const Interval& i : v) {
+    if (n > 0 && i.begin.bits() <= v[n - 1].end.bits() + 1) {
+      if (v[n - 1].end < i.end) v[n - 1].end = i.end;
+    } else {
+      v[n++] = i;
+    }
+  }
+  v.resize(n);
+}
+
+}  // namespace
+
+int SplitLoopEntries(Function& func) {
+  ControlFlowGraph cfg(func);
+  DominatorTree dom(func, cfg);
+  LoopNest loops(func, cfg, dom);
+  std::vector<int> outside_preds(func.num_blocks(), 0);
+  for (Block b : func.layout()) {
+    if (!loops.IsHeader(b)) continue;
+    for (const Edge& e : cfg.preds(b)) outside_preds[b.index()] += !InLoop(loops, e.from, loops.innermost(b));
+  }
+  return SplitCriticalEdges(func, [&](const Edge& e) {
+    return outside_preds[e.to.index()] == 1 && loops.IsHeader(e.to) && !InLoop(loops, e.from, loops.innermost(e.to));
+  });
+}
+
+bool PackingProblem::TimespansOverlap(uint32_t a, uint32_t b) const {
+  const PackingTimespan& x = timespans_[a];
+  const PackingTimespan& y = timespans_[b];
+  if (x.loop < 0 || y.loop < 0 || a == b) return true;
+  return Contains(a, y.header) || Contains(b, x.header);
+}
+
+size_t PackingProblem::MemoryBytes() const {
+  return items_.capacity() * sizeof(PackingItem) + allocations_.capacity() * sizeof(PackingAllocation) +
+         busy_.all().size() * sizeof(Interval) + busy_.num_rows() * 4 + pins_.all().size() * sizeof(RegisterPin) +
+         item_of_.capacity() * 4 + innermost_.capacity() * 4 + weight_.capacity() * 8;
+}
+
+bool PackingProblem::PinConflicts(uint32_t a, PReg r) const {
+  const PackingItem& item = items_[allocations_[a].item];
+  absl::Span<const Interval> busy = Busy(a);
+  absl::Span<const RegisterPin> pins = Pins(r);
+  if (pins.empty() || busy.empty()) return false;
+  for (const Interval& i : busy) {
+    auto it = std::lower_bound(pins.begin(), pins.end(), i.begin,
+                               [](const RegisterPin& p, ProgramPoint x) { return p.point < x; });
+    for (; it != pins.end() && it->point <= i.end; ++it) {
+      if (it->owner == item.value.index()) continue;
+      // Clobbers happen before the instruction's Late defs are written.
+      if (it->owner == RegisterPin::kClobber && it->point == item.def_point && it->point.IsLate()) continue;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool AreRivals(const PackingProblem& problem, uint32_t a, uint32_t b) {
+  if (problem.allocations()[a].item == problem.allocations()[b].item) return false;
+  absl::Span<const Interval> x = problem.Busy(a);
+  absl::Span<const Interval> y = problem.Busy(b);
+  size_t i = 0, j = 0;
+  while (i < x.size() && j < y.size()) {
+    if (x[i].end < y[j].begin) {
+      ++i;
+    } else if (y[j].end < x[i].begin) {
+      ++j;
+    } else {
+      return true;
+    }
+  }
+  return false;
+}
+
+absl::Status BuildPackingProblem(const Function& func, const Target& target, const PackingOptions& options,
+                                 PackingProblem& p) {
+  const PackingCostModel& model =
+      options.goal == PackingGoal::kTime ? PackingCostsFor(target.isa()).time : PackingCostsFor(target.isa()).size;
+  const bool time = options.goal == PackingGoal::kTime;
+  ControlFlowGraph cfg(func);
+  DominatorTree dom(func, cfg);
+  LoopNest loops(func, cfg, dom);
+  InstNumbering numbering(func);
+  LiveSets sets(func);
+  LiveRanges ranges(func, sets, numbering);
+  const int num_blocks = func.num_blocks();
+  const int num_values = func.num_values();
+
+  p.items_.clear();
+  p.timespans_.clear();
+  p.allocations_.clear();
+  p.innermost_.assign(num_blocks, -1);
+  p.weight_.assign(num_blocks, 1);
+  p.parent_.clear();
+  for (int l = 0; l < loops.num_loops(); ++l) p.parent_.push_back(loops.parent(l));
+  std::vector<int> layout_pos(num_blocks, -1);
+  for (size_t k = 0; k < func.layout().size(); ++k) {
+    Block b = func.layout()[k];
+    layout_pos[b.index()] = static_cast<int>(k);
+    p.innermost_[b.index()] = loops.innermost(b);
+    p.weight_[b.index()] = loops.Weight(b);
+  }
+
+  // Timespans: the whole function, then each loop with one entry edge whose
+  // source has that edge only.
+  p.timespans_.push_back(PackingTimespan{});
+  std::vector<int> timespan_of_loop(loops.num_loops(), -1);
+  if (options.loops) {
+    for (int l = 0; l < loops.num_loops(); ++l) {
+      Block h = loops.header(l);
+      if (!cfg.Reachable(h)) continue;
+      int outside = 0;
+      Block entry;
+      for (const Edge& e : cfg.preds(h)) {
+        if (!InLoop(loops, e.from, l)) {
+          ++outside;
+          entry = e.from;
+        }
+      }
+      if (outside != 1 || cfg.succs(entry).size() != 1) continue;
+      timespan_of_loop[l] = static_cast<int>(p.timespans_.size());
+      p.timespans_.push_back(PackingTimespan{l, h, entry});
+    }
+  }
+
+  // Occurrences, and the pins of registers.
+  std::vector<Occurrence> occ;
+  std::vector<std::pair<PReg, RegisterPin>> pins;
+  std::vector<uint8_t> is_const(num_values, 0);
+  for (Block b : func.layout()) {
+    const BlockData& bd = func.block(b);
+    for (const Operand& prm : bd.params) {
+      if (prm.constraint() != ConstraintKind::kStack) occ.push_back({prm.value(), b, OccurrenceKind::kDef});
+      if (prm.constraint() == ConstraintKind::kFixed) {
+        pins.push_back({prm.fixed_reg(), RegisterPin{numbering.BlockStart(b), prm.value().index()}});
+      }
+    }
+    for (Inst i : bd.insts) {
+      const InstData& d = func.inst(i);
+      absl::Span<const Operand> ops = func.operands(i);
+      const size_t first_arg = NumNonArgOperands(d);
+      const ProgramPoint early = numbering.Early(i), late = numbering.Late(i);
+      for (size_t k = 0; k < ops.size(); ++k) {
+        const Operand& op = ops[k];
+        if (op.IsUse()) {
+          OccurrenceKind kind = OccurrenceKind::kRegUse;
+          if (k < first_arg && op.constraint() == ConstraintKind::kStack) kind = OccurrenceKind::kStackUse;
+          if (k < first_arg && op.constraint() == ConstraintKind::kAny) kind = OccurrenceKind::kMemoryUse;
+          occ.push_back({op.value(), b, kind});
+          if (op.constraint() == ConstraintKind::kFixed) {
+            pins.push_back({op.fixed_reg(), RegisterPin{early, op.value().index()}});
+            if (op.position() == Position::kLate) pins.push_back({op.fixed_reg(), RegisterPin{late, op.value().index()}});
+          }
+        } else {
+          if (d.opcode == Opcode::kConst) is_const[op.value().index()] = 1;
+          if (op.constraint() != ConstraintKind::kStack) occ.push_back({op.value(), b, OccurrenceKind::kDef});
+          PReg fixed;
+          if (op.constraint() == ConstraintKind::kFixed) fixed = op.fixed_reg();
+          if (op.constraint() == ConstraintKind::kReuse) {  // it writes its use's fixed register
+            const Operand* use = func.UseOperand(i, op.reuse_index());
+            if (use != nullptr && use->constraint() == ConstraintKind::kFixed) fixed = use->fixed_reg();
+          }
+          if (fixed.IsValid()) {
+            if (op.position() == Position::kEarly) {
+              pins.push_back({fixed, RegisterPin{early, op.value().index()}});
+            }
+            pins.push_back({fixed, RegisterPin{late, op.value().index()}});
+          }
+        }
+      }
+      if (d.clobbers >= 0) {
+        for (PReg r : func.clobber_set(d.clobbers)) pins.push_back({r, RegisterPin{late, RegisterPin::kClobber}});
+      }
+    }
+  }
+  {
+    // Rows keep the walk's order, which is by point except within one instruction.
+    CompressedRows<std::pair<PReg, RegisterPin>> by_reg;
+    by_reg.Build(target.num_regs(), pins, [](const std::pair<PReg, RegisterPin>& x) { return x.first.index(); });
+    std::vector<RegisterPin> row;
+    p.pins_.Clear();
+    p.pins_.Reserve(target.num_regs(), pins.size());
+    for (int r = 0; r < target.num_regs(); ++r) {
+      row.clear();
+      for (const auto& x : by_reg.Row(r)) row.push_back(x.second);
+      std::stable_sort(row.begin(), row.end(), [](const RegisterPin& a, const RegisterPin& b) { return a.point < b.point; });
+      p.pins_.AppendRow(row);
+    }
+  }
+  CompressedRows<Occurrence> by_value;
+  by_value.Build(num_values, occ, [](const Occurrence& o) { return o.value.index(); });
+
+  // Items.
+  p.item_of_.assign(num_values, -1);
+  for (int v = 0; v < num_values; ++v) {
+    Value value(v);
+    absl::Span<const Occurrence> os = by_value.Row(v);
+    if (os.empty() || !func.ValueExists(value) || !ranges.HasRange(value)) continue;
+    int uses = 0;
+    bool in_loop = false;
+    for (const Occurrence& o : os) {
+      uses += o.kind == OccurrenceKind::kRegUse || o.kind == OccurrenceKind::kMemoryUse;
+      in_loop |= loops.depth(o.block) > 0;
+    }
+    if (uses == 0 || (is_const[v] && uses < 2)) continue;
+    std::optional<RegClass> cls = target.ClassFor(func.value_type(value));
+    if (!cls.has_value()) continue;
+    p.item_of_[v] = static_cast<int32_t>(p.items_.size());
+    p.items_.push_back(PackingItem{value, *cls, is_const[v] != 0, in_loop, ranges.def_interval(value).begin});
+  }
+
+  // Allocations with their profits and busy ranges.
+  std::vector<int> loop_count(loops.num_loops(), 0);
+  std::vector<int64_t> loop_gain(loops.num_loops(), 0);
+  std::vector<int> touched;
+  std::vector<Interval> whole, busy;
+  std::vector<int64_t> dist(num_blocks, -1);
+  std::vector<int64_t> block_gain(num_blocks, 0);
+  p.busy_.Clear();
+  for (uint32_t it = 0; it < p.items_.size(); ++it) {
+    const PackingItem& item = p.items_[it];
+    const Value v = item.value;
+    absl::Span<const Occurrence> os = by_value.Row(v.index());
+    int64_t whole_gain = 0;
+    touched.clear();
+    for (const Occurrence& o : os) {
+      const int g = Gain(model, item.constant, o.kind);
+      whole_gain += time ? g * loops.Weight(o.block) : g;
+      for (int l = loops.innermost(o.block); l >= 0; l = loops.parent(l)) {
+        if (timespan_of_loop[l] < 0) continue;
+        if (loop_count[l]++ == 0) touched.push_back(l);
+        loop_gain[l] += time ? g * loops.Weight(o.block) : g;
+      }
+    }
+    // The item's live range, whole.
+    whole.clear();
+    whole.push_back(ranges.def_interval(v));
+    // An early def holds its register through its instruction, so that no other
+    // def of the instruction shares it.
+    if (whole[0].begin.IsEarly() && whole[0].end == whole[0].begin) whole[0].end = whole[0].begin.Next();
+    for (const Interval& i : ranges.live_ins(v)) whole.push_back(i);
+    Normalize(whole);
+
+    // Whole function.
+    if (time && !item.in_loop) {
+      // The minimal gain along any path from the definition to the exit, over the
+      // blocks where the value is live (a path leaving them gains nothing more).
+      for (const Occurrence& o : os) block_gain[o.block.index()] += Gain(model, item.constant, o.kind);
+      const Block def_block = sets.DefBlock(v);
+      using Entry = std::pair<int64_t, uint32_t>;
+      std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> queue;
+      std::vector<uint32_t> seen;
+      int64_t best = -1;
+      dist[def_block.index()] = block_gain[def_block.index()];
+      seen.push_back(def_block.index());
+      queue.push({dist[def_block.index()], def_block.index()});
+      while (!queue.empty()) {
+        auto [d, bi] = queue.top();
+        queue.pop();
+        if (d != dist[bi]) continue;
+        if (best >= 0 && d >= best) break;
+        Block b(bi);
+        if (cfg.succs(b).empty()) best = best < 0 ? d : std::min(best, d);
+        for (const Edge& e : cfg.succs(b)) {
+          if (!sets.IsLiveIn(v, e.to)) {
+            best = best < 0 ? d : std::min(best, d);
+            continue;
+          }
+          int64_t nd = d + block_gain[e.to.index()];
+          if (dist[e.to.index()] < 0 || nd < dist[e.to.index()]) {
+            if (dist[e.to.index()] < 0) seen.push_back(e.to.index());
+            dist[e.to.index()] = nd;
+            queue.push({nd, e.to.index()});
+          }
+        }
+      }
+      for (uint32_t bi : seen) dist[bi] = -1;
+      for (const Occurrence& o : os) block_gain[o.block.index()] = 0;
+      whole_gain = std::max<int64_t>(best, 0);
+    }
+    p.allocations_.push_back(PackingAllocation{it, 0, static_cast<int>(os.size()), false, whole_gain});
+    p.busy_.AppendRow(whole);
+
+    // Loops.
+    std::sort(touched.begin(), touched.end());
+    for (int l : touched) {
+      PackingAllocation a;
+      a.item = it;
+      a.timespan = static_cast<uint32_t>(timespan_of_loop[l]);
+      a.occurrences = loop_count[l];
+      const PackingTimespan& ts = p.timespans_[a.timespan];
+      a.init = sets.IsLiveIn(v, ts.header);
+      const int init_cost = item.constant ? model.constant_init : model.load_init;
+      a.profit = loop_gain[l] - (a.init ? init_cost * (time ? loops.Weight(ts.entry) : 1) : 0);
+      busy.clear();
+      for (const Interval& i : whole) {
+        Block b = numbering.BlockAt(i.begin);
+        while (true) {
+          const ProgramPoint lo = std::max(i.begin, numbering.BlockStart(b));
+          const ProgramPoint hi = std::min(i.end, numbering.BlockEnd(b));
+          if (InLoop(loops, b, l)) busy.push_back(Interval{lo, hi});
+          if (i.end <= numbering.BlockEnd(b)) break;
+          b = func.layout()[layout_pos[b.index()] + 1];
+        }
+      }
+      if (a.init) {
+        Inst jump = func.Terminator(ts.entry);
+        busy.push_back(Interval{numbering.Early(jump), numbering.Late(jump)});
+      }
+      Normalize(busy);
+      p.allocations_.push_back(a);
+      p.busy_.AppendRow(busy);
+      loop_count[l] = 0;
+      loop_gain[l] = 0;
+    }
+  }
+
+  // Scratch registers: simulate the rewrite's worst case on every instruction.
+  p.scratch_.assign(target.num_classes(), {});
+  p.withheld_ = RegSet();
+  std::vector<std::vector<PReg>> ranking(target.num_classes());
+  RegSet abi_regs;
+  for (const std::vector<PReg>* regs : {&target.abi().int_args, &target.abi().float_args, &target.abi().int_results,
+                                        &target.abi().float_results}) {
+    for (PReg r : *regs) abi_regs |= target.Aliases(r);
+  }
+  const RegSet callee_units = target.abi().callee_saved;
+  for (int c = 0; c < target.num_classes(); ++c) {
+    std::vector<PReg> order = target.Class(RegClass(c)).allocation_order;
+    std::reverse(order.begin(), order.end());
+    auto rank = [&](PReg r) {
+      if (!target.CalleeSavedTouched(target.Aliases(r)).Empty()) return 2;
+      return abi_regs.Contains(r) ? 1 : 0;
+    };
+    std::stable_sort(order.begin(), order.end(), [&](PReg a, PReg b) { return rank(a) < rank(b); });
+    ranking[c] = std::move(order);
+  }
+  (void)callee_units;
+  for (Block b : func.layout()) {
+    for (Inst i : func.block(b).insts) {
+      const InstData& d = func.inst(i);
+      absl::Span<const Operand> ops = func.operands(i);
+      const size_t first_arg = NumNonArgOperands(d);
+      RegSet taken, clobbered;
+      for (const Operand& op : ops) {
+        if (op.constraint() == ConstraintKind::kFixed) taken.InsertWithAliases(target, op.fixed_reg());
+      }
+      for (PReg r : func.Clobbers(i)) clobbered |= target.Aliases(r);
+      for (size_t k = 0; k < ops.size(); ++k) {
+        const Operand& op = ops[k];
+        bool needs = op.IsUse() ? (k < first_arg && (op.constraint() == ConstraintKind::kReg ||
+                                                     op.constraint() == ConstraintKind::kAny))
+                                : op.constraint() == ConstraintKind::kReg;
+        if (!needs) continue;
+        std::optional<RegClass> cls = target.ClassFor(func.value_type(op.value()));
+        if (!cls.has_value()) {
+          return absl::FailedPreconditionError(absl::StrCat("function %", func.name(), ", ", func.BlockName(b), " `",
+                                                            PrintInst(func, i, target), "`: ",
+                                                            func.ValueName(op.value()), " has no register class"));
+        }
+        RegSet avoid = taken;
+        if (op.IsUse() && op.position() == Position::kLate) avoid |= clobbered;
+        std::vector<PReg>& pool = p.scratch_[cls->index()];
+        std::optional<PReg> pick;
+        for (PReg r : pool) {
+          if (!avoid.Intersects(target.Aliases(r))) {
+            pick = r;
+            break;
+          }
+        }
+        if (!pick.has_value()) {
+          for (PReg r : ranking[cls->index()]) {
+            if (std::find(pool.begin(), pool.end(), r) != pool.end() || avoid.Intersects(target.Aliases(r))) continue;
+            pool.push_back(r);
+            p.withheld_ |= target.Aliases(r);
+            pick = r;
+            break;
+          }
+        }
+        if (!pick.has_value()) {
+          return absl::FailedPreconditionError(absl::StrCat("function %", func.name(), ", ", func.BlockName(b), " `",
+                                                            PrintInst(func, i, target), "`: no register left for ",
+                                                            func.ValueName(op.value())));
+        }
+        taken.InsertWithAliases(target, *pick);
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace regalloc

@@ -1,0 +1,270 @@
+#include "packing/pack.h"
+
+#include <algorithm>
+
+#include "absl/container/btree_map.h"
+#include "absl/container/inlined_vector.h"
+#include "absl/strings/str_cat.h"
+#include "targets/packing_costs.h"
+
+namespace regalloc {
+namespace {
+
+// What one register holds: busy intervals by begin point, with their item.
+struct Held {
+  uint32_t end;
+  uint32_t item;
+};
+using Occupancy = absl::btree_map<uint32_t, Held>;
+
+class Packer {
+ public:
+  Packer(const PackingProblem& p, const Target& t, const PackingOptions& o, PackingDecisions& d)
+      : p_(p), t_(t), o_(o), d_(d), held_(t.num_regs()), granted_(p.items().size()),
+        first_alloc_(p.items().size(), ~0u) {
+    for (uint32_t a = 0; a < p.allocations().size(); ++a) {
+      uint32_t& f = first_alloc_[p.allocations()[a].item];
+      if (f == ~0u) f = a;
+    }
+  }
+
+  void Run();
+
+ private:
+  bool Overlaps(const Occupancy& occ, uint32_t a) const {
+    const uint32_t item = p_.allocations()[a].item;
+    for (const Interval& i : p_.Busy(a)) {
+      auto it = occ.upper_bound(i.end.bits());
+      while (it != occ.begin()) {
+        --it;
+        if (it->second.end < i.begin.bits()) break;
+        if (it->second.item != item) return true;
+      }
+    }
+    return false;
+  }
+  // May allocation `a` take register `r`?
+  bool Fits(uint32_t a, PReg r) const {
+    const PackingItem& item = p_.items()[p_.allocations()[a].item];
+    if (!t_.InClass(r, item.reg_class) || p_.withheld().Intersects(t_.Aliases(r))) return false;
+    for (PReg x : t_.Aliases(r)) {
+      if (Overlaps(held_[x.index()], a) || p_.PinConflicts(a, x)) return false;
+    }
+    return true;
+  }
+  std::optional<PReg> Choose(uint32_t a, std::optional<PReg> preferred) const {
+    if (preferred.has_value() && Fits(a, *preferred)) return preferred;
+    const RegClassInfo& cls = t_.Class(p_.items()[p_.allocations()[a].item].reg_class);
+    for (int pass = 0; pass < 2; ++pass) {  // registers already given, then new ones
+      for (PReg r : cls.allocation_order) {
+        if (handed_aliases_.Contains(r) != (pass == 0)) continue;
+        if (Fits(a, r)) return r;
+      }
+    }
+    return std::nullopt;
+  }
+  void Grant(uint32_t a, PReg r) {
+    const uint32_t item = p_.allocations()[a].item;
+    for (const Interval& i : p_.Busy(a)) held_[r.index()][i.begin.bits()] = Held{i.end.bits(), item};
+    granted_[item].push_back(a);
+    d_.reg[a] = r;
+    if (!handed_.Contains(r)) {
+      handed_.Insert(r);
+      handed_order_.push_back(r);
+      handed_aliases_ |= t_.Aliases(r);
+    }
+  }
+  void Revoke(uint32_t a) {
+    const uint32_t item = p_.allocations()[a].item;
+    PReg r = d_.reg[a];
+    for (const Interval& i : p_.Busy(a)) held_[r.index()].erase(i.begin.bits());
+    auto& g = granted_[item];
+    g.erase(std::find(g.begin(), g.end(), a));
+    d_.reg[a] = PReg();
+  }
+  bool Removed(uint32_t a) const {
+    const PackingAllocation& x = p_.allocations()[a];
+    for (uint32_t g : granted_[x.item]) {
+      if (p_.TimespansOverlap(p_.allocations()[g].timespan, x.timespan)) return true;
+    }
+    return false;
+  }
+  void Log(const std::string& s) {
+    if (o_.dump) absl::StrAppend(&d_.printed, s, "\n");
+  }
+  std::string Name(uint32_t a) const {
+    const PackingAllocation& x = p_.allocations()[a];
+    const PackingTimespan& ts = p_.timespans()[x.timespan];
+    return absl::StrCat("a", a, " (v", p_.items()[x.item].value.index(), ", ",
+                        ts.loop < 0 ? std::string("function") : absl::StrCat("loop", ts.loop), ")");
+  }
+  void PackOne(uint32_t a);
+  void Promote();
+  void Yield();
+
+  const PackingProblem& p_;
+  const Target& t_;
+  const PackingOptions& o_;
+  PackingDecisions& d_;
+  std::vector<Occupancy> held_;
+  std::vector<absl::InlinedVector<uint32_t, 2>> granted_;
+  std::vector<uint32_t> first_alloc_;
+  RegSet handed_, handed_aliases_;
+  std::vector<PReg> handed_order_;
+};
+
+void Packer::PackOne(uint32_t a) {
+  if (Removed(a)) return;
+  const PackingAllocation& x = p_.allocations()[a];
+  std::optional<PReg> preferred;
+  if (o_.goal == PackingGoal::kTime && p_.timespans()[x.timespan].loop >= 0) {
+    for (uint32_t g : granted_[x.item]) preferred = d_.reg[g];
+  }
+  std::optional<PReg> r = Choose(a, preferred);
+  if (!r.has_value()) {
+    Log(absl::StrCat("  ", Name(a), " profit ", x.profit, ": no register"));
+    return;
+  }
+  Grant(a, *r);
+  Log(absl::StrCat("  ", Name(a), " profit ", x.profit, ": %", t_.RegName(*r),
+                   preferred.has_value() && *preferred == *r ? " (its register in another loop)" : ""));
+}
+
+void Packer::Promote() {
+  for (uint32_t item = 0; item < granted_.size(); ++item) {
+    auto& g = granted_[item];
+    if (g.empty() || first_alloc_[item] == ~0u) continue;
+    const uint32_t whole = first_alloc_[item];
+    if (p_.allocations()[whole].timespan != 0 || d_.reg[whole].IsValid()) continue;
+    PReg r = d_.reg[g[0]];
+    bool same = true;
+    for (uint32_t a : g) same &= d_.reg[a] == r;
+    if (!same) continue;
+    if (!Fits(whole, r)) {
+      Log(absl::StrCat("  v", p_.items()[item].value.index(), ": %", t_.RegName(r),
+                       " in every loop, not free for the whole function"));
+      continue;
+    }
+    auto loops = g;
+    for (uint32_t a : loops) Revoke(a);
+    Grant(whole, r);
+    ++d_.promoted;
+    Log(absl::StrCat("  v", p_.items()[item].value.index(), ": %", t_.RegName(r), " in every loop, promoted to ",
+                     Name(whole)));
+  }
+}
+
+void Packer::Yield() {
+  const int cost = (o_.goal == PackingGoal::kTime ? PackingCostsFor(t_.isa()).time : PackingCostsFor(t_.isa()).size)
+                       .save_restore;
+  // Group the registers handed out by the callee-saved registers they touch.
+  std::vector<std::pair<RegSet, std::vector<PReg>>> groups;
+  for (PReg r : handed_order_) {
+    RegSet saved = t_.CalleeSavedTouched(t_.Aliases(r));
+    if (saved.Empty()) continue;
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first.Intersects(saved); });
+    if (it == groups.end()) {
+      groups.push_back({saved, {r}});
+    } else {
+      it->first |= saved;
+      it->second.push_back(r);
+    }
+  }
+  std::vector<uint32_t> in_group;
+  for (const auto& [saved, regs] : groups) {
+    int64_t total = 0;
+    in_group.clear();
+    for (uint32_t a = 0; a < d_.reg.size(); ++a) {
+      if (d_.reg[a].IsValid() && std::find(regs.begin(), regs.end(), d_.reg[a]) != regs.end()) {
+        total += p_.allocations()[a].profit;
+        in_group.push_back(a);
+      }
+    }
+    const bool keep = total > cost;
+    std::string names;
+    for (PReg r : regs) absl::StrAppend(&names, names.empty() ? "%" : ", %", t_.RegName(r));
+    Log(absl::StrCat("  ", names, ": ", in_group.size(), " allocations yield ", total, (keep ? " > " : " <= "),
+                     "save/restore ", cost, keep ? ": kept" : ": given up"));
+    if (keep) continue;
+    for (uint32_t a : in_group) Revoke(a);
+    d_.yield_lost += static_cast<int>(in_group.size());
+  }
+}
+
+void Packer::Run() {
+  const auto& allocs = p_.allocations();
+  std::vector<uint32_t> order;
+  for (uint32_t a = 0; a < allocs.size(); ++a) {
+    if (allocs[a].profit > 0) order.push_back(a);
+  }
+  auto by_profit = [&](uint32_t a, uint32_t b) {
+    return allocs[a].profit != allocs[b].profit ? allocs[a].profit > allocs[b].profit : a < b;
+  };
+  Log("packing:");
+  if (o_.goal == PackingGoal::kSize) {
+    std::sort(order.begin(), order.end(), by_profit);
+    for (uint32_t a : order) PackOne(a);
+  } else {
+    std::vector<int> depth(p_.timespans().size(), 0);
+    for (size_t ts = 1; ts < p_.timespans().size(); ++ts) {
+      depth[ts] = static_cast<int>(std::min<int64_t>(p_.Weight(p_.timespans()[ts].header), 1000000000));
+    }
+    std::vector<uint32_t> loops, rest;
+    for (uint32_t a : order) (allocs[a].timespan != 0 ? loops : rest).push_back(a);
+    std::sort(loops.begin(), loops.end(), [&](uint32_t a, uint32_t b) {
+      int da = depth[allocs[a].timespan], db = depth[allocs[b].timespan];
+      return da != db ? da > db : by_profit(a, b);
+    });
+    std::sort(rest.begin(), rest.end(), by_profit);
+    for (uint32_t a : loops) PackOne(a);
+    for (uint32_t a : rest) PackOne(a);
+    Promote();
+  }
+  if (o_.yield) {
+    Log("callee-save yield:");
+    Yield();
+  }
+  for (PReg r : d_.reg) d_.packed += r.IsValid();
+  RegSet used;
+  for (PReg r : d_.reg) {
+    if (r.IsValid()) used.Insert(r);
+  }
+  d_.registers = used.Count();
+}
+
+}  // namespace
+
+absl::Status Pack(const PackingProblem& problem, const Target& target, const PackingOptions& options,
+                  PackingDecisions& decisions) {
+  decisions = PackingDecisions();
+  decisions.reg.assign(problem.allocations().size(), PReg());
+  Packer(problem, target, options, decisions).Run();
+  return absl::OkStatus();
+}
+
+std::string PrintPackingProblem(const Function& func, const PackingProblem& p, int max_rival_counts) {
+  std::string out = "allocations:\n";
+  const auto& allocs = p.allocations();
+  const bool count = static_cast<int>(allocs.size()) <= max_rival_counts;
+  for (uint32_t a = 0; a < allocs.size(); ++a) {
+    const PackingAllocation& x = allocs[a];
+    const PackingTimespan& ts = p.timespans()[x.timespan];
+    const PackingItem& item = p.items()[x.item];
+    absl::StrAppend(&out, "  a", a, " ", func.ValueName(item.value), item.constant ? " (constant)" : "", " ",
+                    ts.loop < 0 ? std::string("function")
+                                : absl::StrCat("loop", ts.loop, " (", func.BlockName(ts.header), ", entered from ",
+                                               func.BlockName(ts.entry), ")"),
+                    ": occurrences ", x.occurrences, x.init ? ", init" : "", ", profit ", x.profit);
+    if (count) {
+      int rivals = 0;
+      for (uint32_t b = 0; b < allocs.size(); ++b) rivals += AreRivals(p, a, b);
+      absl::StrAppend(&out, ", rivals ", rivals);
+    }
+    absl::StrAppend(&out, ", busy");
+    for (const Interval& i : p.Busy(a)) absl::StrAppend(&out, " [", i.begin.bits(), ",", i.end.bits(), "]");
+    absl::StrAppend(&out, "\n");
+  }
+  return out;
+}
+
+}  // namespace regalloc

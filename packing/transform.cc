@@ -1,0 +1,390 @@
+#include "packing/transform.h"
+
+#include <algorithm>
+#include <optional>
+#include <vector>
+
+#include "absl/container/inlined_vector.h"
+#include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+#include "ssa/printer.h"
+
+namespace regalloc {
+namespace {
+
+// An allocation holding its item in a register: where, over which timespan, and
+// the value its uses read there (a constant initialized on the loop's entry edge
+// is a new value).
+struct Held {
+  uint32_t timespan;
+  PReg reg;
+  Value name;
+  bool init;
+};
+
+class Transformer {
+ public:
+  Transformer(Function& f, const Target& t, const PackingProblem& p, const PackingDecisions& d)
+      : f_(f), t_(t), p_(p), d_(d) {}
+  absl::StatusOr<PackingTransformStats> Run(bool lower);
+
+ private:
+  const Held* HeldAt(Value v, Block b) const {
+    if (v.index() >= held_.size()) return nullptr;
+    for (const Held& h : held_[v.index()]) {
+      if (p_.Contains(h.timespan, b)) return &h;
+    }
+    return nullptr;
+  }
+  bool IsConst(Value v) const { return v.index() < const_def_.size() && const_def_[v.index()].IsValid(); }
+  Location Home(Value v) {
+    StackSlot& s = home_[v.index()];
+    if (!s.IsValid()) s = f_.NewStackSlot(TypeSize(f_.value_type(v)));
+    return Location::Stack(s);
+  }
+  void Touch(Location l) {
+    if (l.IsReg()) used_ |= t_.Aliases(l.reg());
+  }
+  // Appends `v[to] = op v[from]` to `out`.
+  void Emit(Opcode op, Value v, Location from, Location to, std::vector<Inst>& out, int* count) {
+    InstData d;
+    d.opcode = op;
+    Operand ops[2] = {Operand::Def(v).WithLocation(to), Operand::Use(v).WithLocation(from)};
+    out.push_back(f_.NewInst(d, ops));
+    Touch(to);
+    ++*count;
+    stats_.weighted += weight_;
+  }
+  // Appends `name[to] = const` (the constant `v` is defined by) to `out`.
+  void Remat(Value v, Value name, Location to, std::vector<Inst>& out) {
+    const InstData& def = f_.inst(const_def_[v.index()]);
+    InstData d;
+    d.opcode = Opcode::kConst;
+    d.type = def.type;
+    d.imm = def.imm;
+    Operand op = Operand::Def(name).WithLocation(to);
+    out.push_back(f_.NewInst(d, absl::MakeConstSpan(&op, 1)));
+    Touch(to);
+  }
+  // Brings the value a use of `v` in block `b` reads into register `dst`;
+  // returns the name it has there.
+  Value Fetch(Value v, Block b, PReg dst, std::vector<Inst>& out) {
+    const Location to = Location::Reg(dst);
+    for (const auto& [loc, orig, name] : fetched_) {
+      if (loc == to && orig == v) return name;
+    }
+    Value name = v;
+    if (const Held* h = HeldAt(v, b)) {
+      name = h->name;
+      if (h->reg != dst) Emit(Opcode::kMove, name, Location::Reg(h->reg), to, out, &stats_.moves);
+    } else if (IsConst(v)) {
+      name = f_.NewValue(f_.value_type(v));
+      Remat(v, name, to, out);
+      ++stats_.remats;
+    } else {
+      Emit(Opcode::kReload, v, Home(v), to, out, &stats_.reloads);
+    }
+    fetched_.push_back({to, v, name});
+    return name;
+  }
+  absl::StatusOr<PReg> Scratch(Value v, const RegSet& avoid, Block b, Inst i) {
+    std::optional<RegClass> cls = t_.ClassFor(f_.value_type(v));
+    if (cls.has_value()) {
+      for (PReg r : p_.Scratch(*cls)) {
+        if (!avoid.Intersects(t_.Aliases(r))) return r;
+      }
+    }
+    return absl::InternalError(absl::StrCat("function %", f_.name(), ", ", f_.BlockName(b), " `",
+                                            PrintInst(f_, i, t_), "`: no scratch register left for ",
+                                            f_.ValueName(v)));
+  }
+  void MarkHomes();
+  void Params(Block b, std::vector<Inst>& out);
+  void Inits(Block b, std::vector<Inst>& out);
+  absl::Status Rewrite(Block b, Inst i, std::vector<Inst>& out);
+
+  Function& f_;
+  const Target& t_;
+  const PackingProblem& p_;
+  const PackingDecisions& d_;
+  std::vector<absl::InlinedVector<Held, 1>> held_;
+  std::vector<Inst> const_def_;
+  std::vector<uint8_t> needs_home_;
+  std::vector<StackSlot> home_;
+  std::vector<std::vector<std::pair<Value, Held>>> inits_;  // per entry block
+  struct Fetched {
+    Location loc;
+    Value orig;
+    Value name;
+  };
+  std::vector<Fetched> fetched_;  // this instruction's
+  RegSet used_;
+  int64_t weight_ = 1;
+  PackingTransformStats stats_;
+};
+
+// Which values some use reads from their slot.
+void Transformer::MarkHomes() {
+  needs_home_.assign(f_.num_values(), 0);
+  for (Block b : f_.layout()) {
+    for (Inst i : f_.block(b).insts) {
+      const InstData& d = f_.inst(i);
+      absl::Span<const Operand> ops = f_.operands(i);
+      const size_t first_arg = NumNonArgOperands(d);
+      for (size_t k = 0; k < ops.size(); ++k) {
+        const Operand& op = ops[k];
+        if (!op.IsUse()) continue;
+        const Value v = op.value();
+        const bool held = HeldAt(v, b) != nullptr;
+        const bool stack = op.constraint() == ConstraintKind::kStack;
+        if (IsConst(v)) {
+          needs_home_[v.index()] |= stack || (k >= first_arg && !held && op.constraint() != ConstraintKind::kFixed);
+        } else {
+          needs_home_[v.index()] |= stack || !held;
+        }
+      }
+    }
+  }
+  for (size_t v = 0; v < held_.size(); ++v) {
+    for (const Held& h : held_[v]) needs_home_[v] |= h.init && !IsConst(Value(v));
+  }
+}
+
+void Transformer::Params(Block b, std::vector<Inst>& out) {
+  std::vector<Operand>& params = f_.block(b).params;
+  std::vector<Inst> moves;
+  for (Operand& prm : params) {
+    const Value v = prm.value();
+    const Held* h = HeldAt(v, b);
+    if (prm.constraint() == ConstraintKind::kFixed) {
+      const Location at = Location::Reg(prm.fixed_reg());
+      prm.set_location(at);
+      Touch(at);
+      if (needs_home_[v.index()]) Emit(Opcode::kSpill, v, at, Home(v), out, &stats_.spills);
+      if (h != nullptr && h->reg != prm.fixed_reg()) {
+        Emit(Opcode::kMove, v, at, Location::Reg(h->reg), moves, &stats_.moves);
+      }
+    } else if (prm.constraint() == ConstraintKind::kStack) {
+      prm.set_location(Home(v));
+      if (h != nullptr) Emit(Opcode::kReload, v, Home(v), Location::Reg(h->reg), moves, &stats_.reloads);
+    } else if (h != nullptr) {
+      prm = prm.WithConstraint(ConstraintKind::kReg);
+      prm.set_location(Location::Reg(h->reg));
+      Touch(prm.location());
+      if (needs_home_[v.index()]) Emit(Opcode::kSpill, v, prm.location(), Home(v), out, &stats_.spills);
+    } else {
+      // The edges' parallel copies write the slot itself.
+      prm = prm.WithConstraint(ConstraintKind::kAny);
+      prm.set_location(Home(v));
+    }
+  }
+  // Arriving registers are pinned where the parameters' own registers are busy,
+  // so the moves out of them may go one after another.
+  out.insert(out.end(), moves.begin(), moves.end());
+}
+
+void Transformer::Inits(Block b, std::vector<Inst>& out) {
+  for (const auto& [v, h] : inits_[b.index()]) {
+    if (IsConst(v)) {
+      Remat(v, h.name, Location::Reg(h.reg), out);
+    } else {
+      Emit(Opcode::kReload, v, Home(v), Location::Reg(h.reg), out, &stats_.reloads);
+    }
+    ++stats_.inits;
+  }
+}
+
+absl::Status Transformer::Rewrite(Block b, Inst i, std::vector<Inst>& out) {
+  const InstData& d = f_.inst(i);
+  std::vector<Operand> ops(f_.operands(i).begin(), f_.operands(i).end());
+  const size_t first_arg = NumNonArgOperands(d);
+  RegSet clobbered;
+  for (PReg r : f_.Clobbers(i)) clobbered |= t_.Aliases(r);
+  RegSet taken;
+  for (const Operand& op : ops) {
+    if (op.constraint() == ConstraintKind::kFixed) taken.InsertWithAliases(t_, op.fixed_reg());
+  }
+  fetched_.clear();
+  std::vector<Inst> before, after;
+
+  // Where each Reuse def's use goes: a fixed register, the def's own register
+  // when nothing else of the instruction is in it, else a scratch register.
+  // Use ordinals (what Reuse names) to operand indices.
+  absl::InlinedVector<size_t, 8> use_index;
+  for (size_t k = 0; k < ops.size(); ++k) {
+    if (ops[k].IsUse()) use_index.push_back(k);
+  }
+  absl::InlinedVector<PReg, 8> reuse(ops.size(), PReg());
+  for (size_t k = 0; k < ops.size(); ++k) {
+    const Operand& op = ops[k];
+    if (!op.IsDef() || op.constraint() != ConstraintKind::kReuse) continue;
+    const size_t u = use_index[static_cast<size_t>(op.reuse_index())];
+    const Operand& use = ops[u];
+    if (use.constraint() == ConstraintKind::kFixed) {
+      reuse[u] = use.fixed_reg();
+      continue;
+    }
+    const Held* h = HeldAt(op.value(), b);
+    bool safe = h != nullptr && !taken.Intersects(t_.Aliases(h->reg));
+    for (size_t j = 0; safe && j < ops.size(); ++j) {
+      if (j == k || (ops[j].IsUse() && ops[j].value() == use.value())) continue;
+      const Held* o = HeldAt(ops[j].value(), b);
+      if (o != nullptr && t_.RegsAlias(o->reg, h->reg)) safe = false;
+    }
+    PReg r;
+    if (safe) {
+      r = h->reg;
+    } else {
+      RA_ASSIGN_OR_RETURN(r, Scratch(use.value(), taken, b, i));
+    }
+    reuse[u] = r;
+    taken.InsertWithAliases(t_, r);
+  }
+
+  // Uses.
+  for (size_t k = 0; k < ops.size(); ++k) {
+    Operand& op = ops[k];
+    if (!op.IsUse()) continue;
+    const Value v = op.value();
+    const Held* h = HeldAt(v, b);
+    Location loc;
+    Value name = v;
+    if (op.constraint() == ConstraintKind::kFixed || reuse[k].IsValid()) {
+      const PReg dst = op.constraint() == ConstraintKind::kFixed ? op.fixed_reg() : reuse[k];
+      name = Fetch(v, b, dst, before);
+      loc = Location::Reg(dst);
+    } else if (op.constraint() == ConstraintKind::kStack) {
+      loc = Home(v);
+    } else if (k >= first_arg) {  // a branch argument: the edge's parallel copy reads it where it is
+      if (h != nullptr) {
+        loc = Location::Reg(h->reg);
+        name = h->name;
+      } else {
+        loc = Home(v);
+        if (op.constraint() == ConstraintKind::kReg) op = op.WithConstraint(ConstraintKind::kAny);
+      }
+    } else if (h != nullptr && !(op.position() == Position::kLate && clobbered.Intersects(t_.Aliases(h->reg)))) {
+      loc = Location::Reg(h->reg);
+      name = h->name;
+    } else if (op.constraint() == ConstraintKind::kAny && !IsConst(v)) {
+      loc = Home(v);
+    } else {
+      const bool late = op.position() == Position::kLate;
+      std::optional<PReg> again;
+      for (const Fetched& x : fetched_) {
+        if (x.orig == v && x.loc.IsReg() && !(late && clobbered.Intersects(t_.Aliases(x.loc.reg())))) again = x.loc.reg();
+      }
+      PReg r;
+      if (again.has_value()) {
+        r = *again;
+      } else {
+        RegSet avoid = taken;
+        if (late) avoid |= clobbered;
+        RA_ASSIGN_OR_RETURN(r, Scratch(v, avoid, b, i));
+        taken.InsertWithAliases(t_, r);
+      }
+      name = Fetch(v, b, r, before);
+      loc = Location::Reg(r);
+    }
+    op.set_value(name);
+    op.set_location(loc);
+    Touch(loc);
+  }
+
+  // Defs.
+  std::vector<Inst> moves_after;
+  for (size_t k = 0; k < ops.size(); ++k) {
+    Operand& op = ops[k];
+    if (!op.IsDef()) continue;
+    const Value v = op.value();
+    const Held* h = HeldAt(v, b);
+    const bool home = needs_home_[v.index()] != 0;
+    Location loc;
+    switch (op.constraint()) {
+      case ConstraintKind::kStack:
+        loc = Home(v);
+        break;
+      case ConstraintKind::kFixed:
+      case ConstraintKind::kReuse:
+        loc = op.constraint() == ConstraintKind::kFixed ? Location::Reg(op.fixed_reg())
+                                                        : ops[use_index[op.reuse_index()]].location();
+        if (home) Emit(Opcode::kSpill, v, loc, Home(v), after, &stats_.spills);
+        if (h != nullptr && Location::Reg(h->reg) != loc) {
+          Emit(Opcode::kMove, v, loc, Location::Reg(h->reg), moves_after, &stats_.moves);
+        }
+        break;
+      case ConstraintKind::kAny:
+      case ConstraintKind::kReg:
+        if (h != nullptr) {
+          loc = Location::Reg(h->reg);
+        } else if (op.constraint() == ConstraintKind::kAny) {
+          loc = Home(v);
+          break;
+        } else {
+          PReg r;
+          RA_ASSIGN_OR_RETURN(r, Scratch(v, taken, b, i));
+          taken.InsertWithAliases(t_, r);
+          loc = Location::Reg(r);
+        }
+        if (home) Emit(Opcode::kSpill, v, loc, Home(v), after, &stats_.spills);
+        break;
+    }
+    op.set_location(loc);
+    Touch(loc);
+  }
+  f_.SetOperands(i, ops);
+  out.insert(out.end(), before.begin(), before.end());
+  out.push_back(i);
+  out.insert(out.end(), after.begin(), after.end());
+  out.insert(out.end(), moves_after.begin(), moves_after.end());
+  return absl::OkStatus();
+}
+
+absl::StatusOr<PackingTransformStats> Transformer::Run(bool lower) {
+  const int num_values = f_.num_values();
+  home_.assign(num_values, StackSlot());
+  const_def_.assign(num_values, Inst());
+  for (Block b : f_.layout()) {
+    for (Inst i : f_.block(b).insts) {
+      if (f_.inst(i).opcode == Opcode::kConst) const_def_[f_.operands(i)[0].value().index()] = i;
+    }
+  }
+  held_.assign(num_values, {});
+  inits_.assign(f_.num_blocks(), {});
+  for (uint32_t a = 0; a < d_.reg.size(); ++a) {
+    if (!d_.reg[a].IsValid()) continue;
+    const PackingAllocation& x = p_.allocations()[a];
+    const PackingItem& item = p_.items()[x.item];
+    Held h{x.timespan, d_.reg[a], item.value, x.init};
+    if (x.init && IsConst(item.value)) h.name = f_.NewValue(f_.value_type(item.value));
+    held_[item.value.index()].push_back(h);
+    if (x.init) inits_[p_.timespans()[x.timespan].entry.index()].push_back({item.value, h});
+  }
+  MarkHomes();
+  for (Block b : f_.layout()) {
+    weight_ = p_.Weight(b);
+    std::vector<Inst> out;
+    Params(b, out);
+    std::vector<Inst> insts = f_.block(b).insts;
+    for (Inst i : insts) {
+      if (IsTerminator(f_.inst(i).opcode)) Inits(b, out);
+      RA_RETURN_IF_ERROR(Rewrite(b, i, out));
+    }
+    f_.block(b).insts = std::move(out);
+  }
+  f_.set_saved_regs(FrameSaves(f_, t_, used_));
+  if (lower) {
+    RA_ASSIGN_OR_RETURN(stats_.lower, LowerBlockParams(f_, t_));
+  }
+  return stats_;
+}
+
+}  // namespace
+
+absl::StatusOr<PackingTransformStats> TransformPacking(Function& func, const Target& target,
+                                                       const PackingProblem& problem,
+                                                       const PackingDecisions& decisions, bool lower_params) {
+  return Transformer(func, target, problem, decisions).Run(lower_params);
+}
+
+}  // namespace regalloc
