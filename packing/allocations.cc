@@ -54,6 +54,18 @@ void Normalize(std::vector<Interval>& v) {
   v.resize(n);
 }
 
+// Appends a ∩ b (both sorted and disjoint) to `out`, searching the longer list
+// for each interval of the shorter.
+void Intersect(absl::Span<const Interval> a, absl::Span<const Interval> b, std::vector<Interval>& out) {
+  if (a.size() > b.size()) std::swap(a, b);
+  for (const Interval& x : a) {
+    auto it = std::lower_bound(b.begin(), b.end(), x.begin, [](const Interval& y, ProgramPoint p) { return y.end < p; });
+    for (; it != b.end() && it->begin <= x.end; ++it) {
+      out.push_back(Interval{std::max(x.begin, it->begin), std::min(x.end, it->end)});
+    }
+  }
+}
+
 }  // namespace
 
 int SplitLoopEntries(Function& func) {
@@ -139,10 +151,8 @@ absl::Status BuildPackingProblem(const Function& func, const Target& target, con
   p.weight_.assign(num_blocks, 1);
   p.parent_.clear();
   for (int l = 0; l < loops.num_loops(); ++l) p.parent_.push_back(loops.parent(l));
-  std::vector<int> layout_pos(num_blocks, -1);
   for (size_t k = 0; k < func.layout().size(); ++k) {
     Block b = func.layout()[k];
-    layout_pos[b.index()] = static_cast<int>(k);
     p.innermost_[b.index()] = loops.innermost(b);
     p.weight_[b.index()] = loops.Weight(b);
   }
@@ -166,6 +176,25 @@ absl::Status BuildPackingProblem(const Function& func, const Target& target, con
       if (outside != 1 || cfg.succs(entry).size() != 1) continue;
       timespan_of_loop[l] = static_cast<int>(p.timespans_.size());
       p.timespans_.push_back(PackingTimespan{l, h, entry});
+    }
+  }
+
+  // Each loop's blocks as runs of layout-adjacent blocks, in points, so that an
+  // allocation's busy range is its item's range intersected with them (in time
+  // proportional to the two lists, not to the blocks in between).
+  std::vector<std::vector<Interval>> loop_ranges(loops.num_loops());
+  std::vector<int> last_pos(loops.num_loops(), -2);
+  for (size_t k = 0; k < func.layout().size(); ++k) {
+    Block b = func.layout()[k];
+    for (int l = loops.innermost(b); l >= 0; l = loops.parent(l)) {
+      if (timespan_of_loop[l] < 0) continue;
+      std::vector<Interval>& r = loop_ranges[l];
+      if (last_pos[l] == static_cast<int>(k) - 1) {
+        r.back().end = numbering.BlockEnd(b);
+      } else {
+        r.push_back(Interval{numbering.BlockStart(b), numbering.BlockEnd(b)});
+      }
+      last_pos[l] = static_cast<int>(k);
     }
   }
 
@@ -339,16 +368,7 @@ absl::Status BuildPackingProblem(const Function& func, const Target& target, con
       const int init_cost = item.constant ? model.constant_init : model.load_init;
       a.profit = loop_gain[l] - (a.init ? init_cost * (time ? loops.Weight(ts.entry) : 1) : 0);
       busy.clear();
-      for (const Interval& i : whole) {
-        Block b = numbering.BlockAt(i.begin);
-        while (true) {
-          const ProgramPoint lo = std::max(i.begin, numbering.BlockStart(b));
-          const ProgramPoint hi = std::min(i.end, numbering.BlockEnd(b));
-          if (InLoop(loops, b, l)) busy.push_back(Interval{lo, hi});
-          if (i.end <= numbering.BlockEnd(b)) break;
-          b = func.layout()[layout_pos[b.index()] + 1];
-        }
-      }
+      Intersect(whole, loop_ranges[l], busy);
       if (a.init) {
         Inst jump = func.Terminator(ts.entry);
         busy.push_back(Interval{numbering.Early(jump), numbering.Late(jump)});

@@ -1,4 +1,4 @@
-// Whole allocators, one reusable object per family, on the generated functions
+// Whole allocators, one reusable object per family (ssa, lsra, chaitin, packing), on the generated functions
 // of issue 19's table: the set of 100 functions of about 200 instructions (seeds
 // 1-100, `--generate=100 --seed=1 --size=200`) and one function each of 10k,
 // 100k and 1M instructions (seed 3), all for x86-64 after legalize and
@@ -20,6 +20,7 @@
 #include "chaitin/chaitin.h"
 #include "color/ssa_allocator.h"
 #include "lsra/allocator.h"
+#include "packing/packing.h"
 #include "ssa/cfg.h"
 #include "ssa/legalize.h"
 
@@ -96,6 +97,7 @@ void RunAllocator(benchmark::State& state) {
 void BM_Ssa(benchmark::State& state) { RunAllocator<SsaAllocator>(state); }
 void BM_Lsra(benchmark::State& state) { RunAllocator<LsraAllocator>(state); }
 void BM_Chaitin(benchmark::State& state) { RunAllocator<ChaitinAllocator>(state); }
+void BM_Packing(benchmark::State& state) { RunAllocator<PackingAllocator>(state); }
 
 BENCHMARK(BM_Ssa)->Arg(0)->Arg(10'000)->Arg(100'000)->Arg(1'000'000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Lsra)->Arg(0)->Arg(10'000)->Arg(100'000)->Arg(1'000'000)->Unit(benchmark::kMillisecond);
@@ -103,6 +105,7 @@ BENCHMARK(BM_Lsra)->Arg(0)->Arg(10'000)->Arg(100'000)->Arg(1'000'000)->Unit(benc
 // points) makes the run take 4 minutes (4k instructions/s, 4.1 KB per
 // instruction); --benchmark_filter=Chaitin/1000000 with the Arg below restored.
 BENCHMARK(BM_Chaitin)->Arg(0)->Arg(10'000)->Arg(100'000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Packing)->Arg(0)->Arg(10'000)->Arg(100'000)->Arg(1'000'000)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace regalloc

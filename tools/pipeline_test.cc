@@ -325,6 +325,18 @@ TEST(PipelineTest, ChaitinAllocateMatchesItsSteps) {
   EXPECT_THAT(Pipeline(o).err, HasSubstr("phase 'chaitin_color' needs 'chaitin_graph'"));
 }
 
+// The packing allocator as one object gives the same allocation as its three
+// steps, which need each other in order.
+TEST(PipelineTest, PackingAllocateMatchesItsSteps) {
+  std::string out = ExpectSameAllocation("packing", "packing_allocate");
+  EXPECT_THAT(out, HasSubstr("packing_allocations.items"));
+  EXPECT_THAT(out, HasSubstr("packing_pack.promoted"));
+  EXPECT_THAT(out, HasSubstr("packing_transform.inits"));
+  PipelineOptions o;
+  o.phases = {"legalize", "packing_transform"};
+  EXPECT_THAT(Pipeline(o).err, HasSubstr("phase 'packing_transform' needs 'packing_decisions'"));
+}
+
 // The ssa allocator as one object gives the same allocation as its phases.
 TEST(PipelineTest, SsaAllocateMatchesThePhases) { ExpectSameAllocation("ssa", "ssa_allocate"); }
 
@@ -333,12 +345,13 @@ TEST(PipelineTest, ConfigurationErrors) {
   o.phases = {"verify", "frobnicate"};
   EXPECT_THAT(Pipeline(o).summary.status().message(),
               HasSubstr("unknown phase 'frobnicate'; available phases: chaitin_allocate, chaitin_coalesce, chaitin_color, check, coalesce, color, interpret, legalize, liveness, "
-                        "lower_params, lsra_allocate, lsra_build, lsra_resolve, print, reload, spill, "
+                        "lower_params, lsra_allocate, lsra_build, lsra_resolve, packing_allocate, packing_allocations, packing_pack, "
+                        "packing_transform, print, reload, spill, "
                         "split_critical_edges, ssa_allocate, stack_alloc, verify"));
   o = {};
-  o.pipeline = "packing";
-  EXPECT_THAT(Pipeline(o).summary.status().message(), HasSubstr("unknown pipeline 'packing'; known pipelines: chaitin, chaitin_allocate, chaitin_noaggressive, chaitin_noconservative, chaitin_pessimistic, chaitin_spill_everywhere, front, lsra, lsra_evict_in_place, lsra_local_split, lsra_nooverlap, lsra_nopref, lsra_noscoring, lsra_noseed, lsra_second_chance, lsra_stress_callee_saved, "
-                        "lsra_stress_caller_saved, lsra_stress_nearest, lsra_stress_reversed, ssa, ssa_allocate, ssa_belady, stack"));
+  o.pipeline = "greedy";
+  EXPECT_THAT(Pipeline(o).summary.status().message(), HasSubstr("unknown pipeline 'greedy'; known pipelines: chaitin, chaitin_allocate, chaitin_noaggressive, chaitin_noconservative, chaitin_pessimistic, chaitin_spill_everywhere, front, lsra, lsra_evict_in_place, lsra_local_split, lsra_nooverlap, lsra_nopref, lsra_noscoring, lsra_noseed, lsra_second_chance, lsra_stress_callee_saved, "
+                        "lsra_stress_caller_saved, lsra_stress_nearest, lsra_stress_reversed, packing, packing_allocate, packing_noloops, packing_noyield, packing_size, ssa, ssa_allocate, ssa_belady, stack"));
   o = {};
   o.target = "z80";
   EXPECT_THAT(Pipeline(o).summary.status().message(), HasSubstr("unknown target 'z80'"));
