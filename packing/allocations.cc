@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <functional>
-#include <queue>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -291,6 +290,9 @@ absl::Status BuildPackingProblem(const Function& func, const Target& target, con
   std::vector<Interval> whole, busy;
   std::vector<int64_t> dist(num_blocks, -1);
   std::vector<int64_t> block_gain(num_blocks, 0);
+  using Entry = std::pair<int64_t, uint32_t>;
+  std::vector<Entry> queue_items;  // the shortest path's buffers, shared by the items
+  std::vector<uint32_t> seen;
   p.busy_.Clear();
   for (uint32_t it = 0; it < p.items_.size(); ++it) {
     const PackingItem& item = p.items_[it];
@@ -322,16 +324,22 @@ absl::Status BuildPackingProblem(const Function& func, const Target& target, con
       // blocks where the value is live (a path leaving them gains nothing more).
       for (const Occurrence& o : os) block_gain[o.block.index()] += Gain(model, item.constant, o.kind);
       const Block def_block = sets.DefBlock(v);
-      using Entry = std::pair<int64_t, uint32_t>;
-      std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> queue;
-      std::vector<uint32_t> seen;
+      // A min-heap on queue_items (kept between items).
+      std::vector<Entry>& heap = queue_items;
+      heap.clear();
+      auto push = [&](Entry e) {
+        heap.push_back(e);
+        std::push_heap(heap.begin(), heap.end(), std::greater<Entry>());
+      };
+      seen.clear();
       int64_t best = -1;
       dist[def_block.index()] = block_gain[def_block.index()];
       seen.push_back(def_block.index());
-      queue.push({dist[def_block.index()], def_block.index()});
-      while (!queue.empty()) {
-        auto [d, bi] = queue.top();
-        queue.pop();
+      push({dist[def_block.index()], def_block.index()});
+      while (!heap.empty()) {
+        std::pop_heap(heap.begin(), heap.end(), std::greater<Entry>());
+        auto [d, bi] = heap.back();
+        heap.pop_back();
         if (d != dist[bi]) continue;
         if (best >= 0 && d >= best) break;
         Block b(bi);
@@ -345,7 +353,7 @@ absl::Status BuildPackingProblem(const Function& func, const Target& target, con
           if (dist[e.to.index()] < 0 || nd < dist[e.to.index()]) {
             if (dist[e.to.index()] < 0) seen.push_back(e.to.index());
             dist[e.to.index()] = nd;
-            queue.push({nd, e.to.index()});
+            push({nd, e.to.index()});
           }
         }
       }

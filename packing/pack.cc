@@ -22,6 +22,9 @@ class Packer {
   Packer(const PackingProblem& p, const Target& t, const PackingOptions& o, PackingDecisions& d)
       : p_(p), t_(t), o_(o), d_(d), held_(t.num_regs()), granted_(p.items().size()),
         first_alloc_(p.items().size(), ~0u) {
+    for (int r = 0; r < t.num_regs(); ++r) {
+      if (!p.Pins(PReg(r)).empty()) pinned_.Insert(PReg(r));
+    }
     for (uint32_t a = 0; a < p.allocations().size(); ++a) {
       uint32_t& f = first_alloc_[p.allocations()[a].item];
       if (f == ~0u) f = a;
@@ -47,8 +50,12 @@ class Packer {
   bool Fits(uint32_t a, PReg r) const {
     const PackingItem& item = p_.items()[p_.allocations()[a].item];
     if (!t_.InClass(r, item.reg_class) || p_.withheld().Intersects(t_.Aliases(r))) return false;
-    for (PReg x : t_.Aliases(r)) {
-      if (Overlaps(held_[x.index()], a) || p_.PinConflicts(a, x)) return false;
+    // Only registers that hold something or are pinned somewhere can object.
+    for (PReg x : t_.Aliases(r) & handed_) {
+      if (Overlaps(held_[x.index()], a)) return false;
+    }
+    for (PReg x : t_.Aliases(r) & pinned_) {
+      if (p_.PinConflicts(a, x)) return false;
     }
     return true;
   }
@@ -110,6 +117,7 @@ class Packer {
   std::vector<absl::InlinedVector<uint32_t, 2>> granted_;
   std::vector<uint32_t> first_alloc_;
   RegSet handed_, handed_aliases_;
+  RegSet pinned_;  // registers with pins
   std::vector<PReg> handed_order_;
 };
 

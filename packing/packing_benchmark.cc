@@ -42,7 +42,7 @@ void BM_Packing(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * insts);
   static const char* const kSteps[] = {"allocations", "pack", "transform", "whole"};
   state.SetLabel(kSteps[step]);
-  state.counters["items"] = last.items;
+  state.counters["packing_items"] = last.items;
   state.counters["allocations"] = last.allocations;
   state.counters["list_bytes_per_inst"] = static_cast<double>(last.problem_bytes) / insts;
   state.counters["packed"] = last.packed;

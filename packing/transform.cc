@@ -118,6 +118,8 @@ class Transformer {
     Value name;
   };
   std::vector<Fetched> fetched_;  // this instruction's
+  std::vector<Operand> ops_;      // Rewrite's buffers, kept between instructions
+  std::vector<Inst> before_, after_, moves_after_, insts_;
   RegSet used_;
   int64_t weight_ = 1;
   PackingTransformStats stats_;
@@ -196,7 +198,8 @@ void Transformer::Inits(Block b, std::vector<Inst>& out) {
 
 absl::Status Transformer::Rewrite(Block b, Inst i, std::vector<Inst>& out) {
   const InstData& d = f_.inst(i);
-  std::vector<Operand> ops(f_.operands(i).begin(), f_.operands(i).end());
+  std::vector<Operand>& ops = ops_;
+  ops.assign(f_.operands(i).begin(), f_.operands(i).end());
   const size_t first_arg = NumNonArgOperands(d);
   RegSet clobbered;
   for (PReg r : f_.Clobbers(i)) clobbered |= t_.Aliases(r);
@@ -205,7 +208,10 @@ absl::Status Transformer::Rewrite(Block b, Inst i, std::vector<Inst>& out) {
     if (op.constraint() == ConstraintKind::kFixed) taken.InsertWithAliases(t_, op.fixed_reg());
   }
   fetched_.clear();
-  std::vector<Inst> before, after;
+  std::vector<Inst>& before = before_;
+  std::vector<Inst>& after = after_;
+  before.clear();
+  after.clear();
 
   // Where each Reuse def's use goes: a fixed register, the def's own register
   // when nothing else of the instruction is in it, else a scratch register.
@@ -292,7 +298,8 @@ absl::Status Transformer::Rewrite(Block b, Inst i, std::vector<Inst>& out) {
   }
 
   // Defs.
-  std::vector<Inst> moves_after;
+  std::vector<Inst>& moves_after = moves_after_;
+  moves_after.clear();
   for (size_t k = 0; k < ops.size(); ++k) {
     Operand& op = ops[k];
     if (!op.IsDef()) continue;
@@ -364,9 +371,10 @@ absl::StatusOr<PackingTransformStats> Transformer::Run(bool lower) {
   for (Block b : f_.layout()) {
     weight_ = p_.Weight(b);
     std::vector<Inst> out;
+    out.reserve(f_.block(b).insts.size() * 2);
     Params(b, out);
-    std::vector<Inst> insts = f_.block(b).insts;
-    for (Inst i : insts) {
+    insts_ = f_.block(b).insts;
+    for (Inst i : insts_) {
       if (IsTerminator(f_.inst(i).opcode)) Inits(b, out);
       RA_RETURN_IF_ERROR(Rewrite(b, i, out));
     }

@@ -149,7 +149,11 @@ LoopNest::LoopNest(const Function& func, const ControlFlowGraph& cfg, const Domi
 }
 
 bool LoopNest::IsHeader(Block b) const {
-  return std::find(headers_.begin(), headers_.end(), b) != headers_.end();
+  // A header's innermost loop is its own: a loop nested inside it has a header
+  // the outer header dominates, so containing the outer header would make the
+  // two headers dominate each other.
+  const int l = innermost_[b.index()];
+  return l >= 0 && headers_[l] == b;
 }
 
 int SplitCriticalEdges(Function& func) {
