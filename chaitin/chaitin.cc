@@ -155,6 +155,10 @@ class Chaitin {
   // Per round: the graph's nodes (live ranges in registers).
   std::vector<uint32_t> node_of_;    // by value; kNoNode for stack values
   std::vector<uint32_t> alias_;      // coalesced nodes point to their survivor
+  // With dumps on: the round's simplify order, each live range with how it left
+  // the graph ('l' low degree, 'o' blocked and pushed optimistically, 's' blocked
+  // and spilled at once), and select's outcome for those that found no register.
+  std::vector<std::pair<uint32_t, char>> simplify_log_;
   std::vector<RegClass> cls_;
   std::vector<RegSet> mask_;
   std::vector<RegSet> clobbered_;    // registers an instruction it lives across clobbers
@@ -720,6 +724,7 @@ absl::Status Chaitin::Color(std::vector<uint32_t>& spilled) {
   const uint32_t nn = static_cast<uint32_t>(cls_.size());
   std::vector<uint8_t> removed(nn, 0), on_low(nn, 0);
   std::vector<int> degree(nn, 0), k(nn, 0);
+  simplify_log_.clear();
   std::vector<uint32_t> low, stack, remaining;
   for (uint32_t n = 0; n < nn; ++n) {
     if (alias_[n] != n || precolored_[n]) {
@@ -767,6 +772,7 @@ absl::Status Chaitin::Color(std::vector<uint32_t>& spilled) {
       low.pop_back();
       if (removed[n]) continue;
       stack.push_back(n);
+      if (o_.dump) simplify_log_.push_back({n, 'l'});
       take(n);
       continue;
     }
@@ -785,6 +791,7 @@ absl::Status Chaitin::Color(std::vector<uint32_t>& spilled) {
     } else {
       spilled.push_back(best);
     }
+    if (o_.dump) simplify_log_.push_back({best, o_.optimistic || node_temp_[best] ? 'o' : 's'});
     take(best);
   }
   std::vector<uint8_t> colored(nn, 0);
@@ -991,6 +998,13 @@ void Chaitin::PrintRound(const std::vector<uint32_t>& spilled) {
                                : color_[n].IsValid() ? absl::StrCat("%", t_.RegName(color_[n])) : std::string("-"),
                     "\n");
   }
+  // The simplify stack, bottom first (select colors it from the top): Briggs's
+  // optimistic pushes are where spills may come from.
+  std::string order;
+  for (const auto& [n, how] : simplify_log_) {
+    absl::StrAppend(&order, " lrg", n, how == 'o' ? " (blocked, optimistic)" : how == 's' ? " (blocked, spilled)" : "");
+  }
+  absl::StrAppend(&stats_.printed, "  simplify:", order.empty() ? std::string(" -") : order, "\n");
 }
 
 absl::Status Chaitin::Begin() {

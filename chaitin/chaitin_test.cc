@@ -240,6 +240,7 @@ TEST(ChaitinTest, SpilledConstantsAreRematerialized) {
 TEST(ChaitinTest, OptimisticAndCoalescingPayOff) {
   for (const char* target : {"x86_64", "aarch64", "armv7"}) {
     int64_t optimistic = 0, pessimistic = 0, coalesced = 0, uncoalesced = 0;
+    int pushed = 0, spilled_at_once = 0;  // blocked live ranges in the printed simplify stacks
     for (uint64_t seed = 1; seed <= 25; ++seed) {
       GeneratorOptions g;
       g.num_insts = 200;
@@ -257,7 +258,18 @@ TEST(ChaitinTest, OptimisticAndCoalescingPayOff) {
       pessimistic += pes.stats.spilled;
       coalesced += opt.cost.moves;
       uncoalesced += plain.cost.moves;
+      EXPECT_THAT(opt.stats.printed, HasSubstr("  simplify: lrg"));
+      EXPECT_THAT(opt.stats.printed, ::testing::Not(HasSubstr("(blocked, spilled)")));
+      EXPECT_THAT(pes.stats.printed, ::testing::Not(HasSubstr("(blocked, optimistic)")));
+      for (size_t at = 0; (at = opt.stats.printed.find("(blocked, optimistic)", at)) != std::string::npos; ++at) ++pushed;
+      for (size_t at = 0; (at = pes.stats.printed.find("(blocked, spilled)", at)) != std::string::npos; ++at) {
+        ++spilled_at_once;
+      }
     }
+    // Chaitin's simplify spills every blocked live range; Briggs's pushes it, and
+    // select finds many a register.
+    EXPECT_GT(pushed, 0) << target;
+    EXPECT_GT(spilled_at_once, 0) << target;
     EXPECT_LT(optimistic, pessimistic) << target;
     EXPECT_LT(coalesced, uncoalesced) << target;
   }
