@@ -138,8 +138,11 @@ absl::Status BuildPackingProblem(const Function& func, const Target& target, con
   DominatorTree dom(func, cfg);
   LoopNest loops(func, cfg, dom);
   InstNumbering numbering(func);
-  LiveSets sets(func);
-  LiveRanges ranges(func, sets, numbering);
+  // Kept in the problem between functions, as the other families keep theirs.
+  LiveSets& sets = p.sets_;
+  LiveRanges& ranges = p.ranges_;
+  sets.Compute(func);
+  ranges.Compute(func, sets, numbering);
   const int num_blocks = func.num_blocks();
   const int num_values = func.num_values();
 

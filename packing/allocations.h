@@ -76,6 +76,7 @@
 #include "absl/status/status.h"
 #include "base/compressed_rows.h"
 #include "liveness/live_ranges.h"
+#include "liveness/live_sets.h"
 #include "ssa/ir.h"
 #include "ssa/program_point.h"
 #include "targets/target.h"
@@ -178,6 +179,8 @@ class PackingProblem {
   std::vector<int64_t> weight_;
   std::vector<std::vector<PReg>> scratch_;
   RegSet withheld_;
+  LiveSets sets_;      // the analyses' buffers, reused by the next function
+  LiveRanges ranges_;
 };
 
 // Splits each critical edge that is the only entry of a natural loop, so that
