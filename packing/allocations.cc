@@ -91,25 +91,39 @@ bool PackingProblem::TimespansOverlap(uint32_t a, uint32_t b) const {
 size_t PackingProblem::MemoryBytes() const {
   return items_.capacity() * sizeof(PackingItem) + allocations_.capacity() * sizeof(PackingAllocation) +
          busy_.all().size() * sizeof(Interval) + busy_.num_rows() * 4 + pins_.all().size() * sizeof(RegisterPin) +
+         clobbers_.capacity() * sizeof(clobbers_[0]) +
          item_of_.capacity() * 4 + innermost_.capacity() * 4 + weight_.capacity() * 8;
 }
 
-bool PackingProblem::PinConflicts(uint32_t a, PReg r) const {
-  const PackingItem& item = items_[allocations_[a].item];
-  absl::Span<const Interval> busy = Busy(a);
-  absl::Span<const RegisterPin> pins = Pins(r);
-  if (pins.empty() || busy.empty()) return false;
-  for (const Interval& i : busy) {
-    auto it = std::lower_bound(pins.begin(), pins.end(), i.begin,
-                               [](const RegisterPin& p, ProgramPoint x) { return p.point < x; });
-    for (; it != pins.end() && it->point <= i.end; ++it) {
-      if (it->owner == item.value.index()) continue;
-      // Clobbers happen before the instruction's Late defs are written.
-      if (it->owner == RegisterPin::kClobber && it->point == item.def_point && it->point.IsLate()) continue;
-      return true;
+bool PackingProblem::PinConflicts(uint32_t a, PReg r, const Target& target) const {
+  if (ClobberedWhileBusy(a).Contains(r)) return true;
+  const uint32_t own = items_[allocations_[a].item].value.index();
+  for (PReg x : target.Aliases(r)) {
+    absl::Span<const RegisterPin> pins = Pins(x);
+    for (const Interval& i : Busy(a)) {
+      auto it = std::lower_bound(pins.begin(), pins.end(), i.begin,
+                                 [](const RegisterPin& p, ProgramPoint q) { return p.point < q; });
+      for (; it != pins.end() && it->point <= i.end; ++it) {
+        if (it->owner != own) return true;
+      }
     }
   }
   return false;
+}
+
+RegSet PackingProblem::ClobberedWhileBusy(uint32_t a) const {
+  RegSet out;
+  const PackingItem& item = items_[allocations_[a].item];
+  for (const Interval& i : Busy(a)) {
+    auto it = std::lower_bound(clobbers_.begin(), clobbers_.end(), i.begin,
+                               [](const std::pair<ProgramPoint, RegSet>& c, ProgramPoint x) { return c.first < x; });
+    for (; it != clobbers_.end() && it->first <= i.end; ++it) {
+      // Clobbers happen before the instruction's Late defs are written.
+      if (it->first == item.def_point && it->first.IsLate()) continue;
+      out |= it->second;
+    }
+  }
+  return out;
 }
 
 bool AreRivals(const PackingProblem& problem, uint32_t a, uint32_t b) {
@@ -203,6 +217,9 @@ absl::Status BuildPackingProblem(const Function& func, const Target& target, con
   // Occurrences, and the pins of registers.
   std::vector<Occurrence> occ;
   std::vector<std::pair<PReg, RegisterPin>> pins;
+  std::vector<RegSet> clobber_closure;
+  std::vector<uint8_t> closure_done;
+  p.clobbers_.clear();
   std::vector<uint8_t> is_const(num_values, 0);
   for (Block b : func.layout()) {
     const BlockData& bd = func.block(b);
@@ -246,7 +263,17 @@ absl::Status BuildPackingProblem(const Function& func, const Target& target, con
         }
       }
       if (d.clobbers >= 0) {
-        for (PReg r : func.clobber_set(d.clobbers)) pins.push_back({r, RegisterPin{late, RegisterPin::kClobber}});
+        // One entry per call, with the clobbered registers closed under aliasing
+        // (computed once per interned set), instead of a pin per register.
+        if (clobber_closure.size() < static_cast<size_t>(func.num_clobber_sets())) {
+          clobber_closure.resize(func.num_clobber_sets());
+          closure_done.resize(func.num_clobber_sets(), 0);
+        }
+        if (!closure_done[d.clobbers]) {
+          for (PReg r : func.clobber_set(d.clobbers)) clobber_closure[d.clobbers] |= target.Aliases(r);
+          closure_done[d.clobbers] = 1;
+        }
+        p.clobbers_.push_back({late, clobber_closure[d.clobbers]});
       }
     }
   }

@@ -124,12 +124,11 @@ struct PackingAllocation {
   int64_t profit = 0;    // net, in the goal's unit
 };
 
-// A register pinned at a point: by an operand naming `owner` (a value id), or by
-// a clobber (owner kClobber).
+// A register pinned at a point by an operand naming `owner` (a value id).
+// Clobbers are kept apart, one entry per instruction (PackingProblem::Clobbers).
 struct RegisterPin {
-  static constexpr uint32_t kClobber = ~0u;
   ProgramPoint point;
-  uint32_t owner = kClobber;
+  uint32_t owner = 0;
 };
 
 class PackingProblem {
@@ -163,8 +162,12 @@ class PackingProblem {
   // The structure's storage: busy ranges, pins and per-value tables.
   size_t MemoryBytes() const;
 
-  // Is `r` pinned, for allocation `a`, at a point where `a` is busy?
-  bool PinConflicts(uint32_t a, PReg r) const;
+  // Is `r` (or a register sharing a unit with it) pinned, for allocation `a`, at
+  // a point where `a` is busy: by another value's fixed operand, or a clobber?
+  bool PinConflicts(uint32_t a, PReg r, const Target& target) const;
+  // Every register a clobber destroys while `a` is busy, closed under aliasing
+  // (a clobber at the Late point where `a`'s value is defined Late excepted).
+  RegSet ClobberedWhileBusy(uint32_t a) const;
 
  private:
   friend absl::Status BuildPackingProblem(const Function&, const Target&, const PackingOptions&, PackingProblem&);
@@ -173,6 +176,7 @@ class PackingProblem {
   std::vector<PackingAllocation> allocations_;
   CompressedRows<Interval> busy_;
   CompressedRows<RegisterPin> pins_;
+  std::vector<std::pair<ProgramPoint, RegSet>> clobbers_;  // by point, alias-closed
   std::vector<int32_t> item_of_;
   std::vector<int> innermost_;
   std::vector<int> parent_;

@@ -46,26 +46,43 @@ class Packer {
     }
     return false;
   }
-  // May allocation `a` take register `r`?
-  bool Fits(uint32_t a, PReg r) const {
+  // May allocation `a` take register `r`? `clobbered`: ClobberedWhileBusy(a).
+  bool Fits(uint32_t a, PReg r, const RegSet& clobbered) const {
     const PackingItem& item = p_.items()[p_.allocations()[a].item];
-    if (!t_.InClass(r, item.reg_class) || p_.withheld().Intersects(t_.Aliases(r))) return false;
+    if (!t_.InClass(r, item.reg_class) || p_.withheld().Intersects(t_.Aliases(r)) || clobbered.Contains(r)) {
+      return false;
+    }
     // Only registers that hold something or are pinned somewhere can object.
     for (PReg x : t_.Aliases(r) & handed_) {
       if (Overlaps(held_[x.index()], a)) return false;
     }
     for (PReg x : t_.Aliases(r) & pinned_) {
-      if (p_.PinConflicts(a, x)) return false;
+      if (PinnedByOthers(a, x)) return false;
     }
     return true;
   }
+  // Fixed-operand pins of `x` (not clobbers) where `a` is busy, but its own.
+  bool PinnedByOthers(uint32_t a, PReg x) const {
+    const uint32_t own = p_.items()[p_.allocations()[a].item].value.index();
+    absl::Span<const RegisterPin> pins = p_.Pins(x);
+    for (const Interval& i : p_.Busy(a)) {
+      auto it = std::lower_bound(pins.begin(), pins.end(), i.begin,
+                                 [](const RegisterPin& p, ProgramPoint q) { return p.point < q; });
+      for (; it != pins.end() && it->point <= i.end; ++it) {
+        if (it->owner != own) return true;
+      }
+    }
+    return false;
+  }
+  bool Fits(uint32_t a, PReg r) const { return Fits(a, r, p_.ClobberedWhileBusy(a)); }
   std::optional<PReg> Choose(uint32_t a, std::optional<PReg> preferred) const {
-    if (preferred.has_value() && Fits(a, *preferred)) return preferred;
+    const RegSet clobbered = p_.ClobberedWhileBusy(a);
+    if (preferred.has_value() && Fits(a, *preferred, clobbered)) return preferred;
     const RegClassInfo& cls = t_.Class(p_.items()[p_.allocations()[a].item].reg_class);
     for (int pass = 0; pass < 2; ++pass) {  // registers already given, then new ones
       for (PReg r : cls.allocation_order) {
         if (handed_aliases_.Contains(r) != (pass == 0)) continue;
-        if (Fits(a, r)) return r;
+        if (Fits(a, r, clobbered)) return r;
       }
     }
     return std::nullopt;
