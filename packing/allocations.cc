@@ -95,18 +95,23 @@ size_t PackingProblem::MemoryBytes() const {
          item_of_.capacity() * 4 + innermost_.capacity() * 4 + weight_.capacity() * 8;
 }
 
+bool PackingProblem::PinnedByOthers(uint32_t a, PReg x) const {
+  const uint32_t own = items_[allocations_[a].item].value.index();
+  absl::Span<const RegisterPin> pins = Pins(x);
+  for (const Interval& i : Busy(a)) {
+    auto it = std::lower_bound(pins.begin(), pins.end(), i.begin,
+                               [](const RegisterPin& p, ProgramPoint q) { return p.point < q; });
+    for (; it != pins.end() && it->point <= i.end; ++it) {
+      if (it->owner != own) return true;
+    }
+  }
+  return false;
+}
+
 bool PackingProblem::PinConflicts(uint32_t a, PReg r, const Target& target) const {
   if (ClobberedWhileBusy(a).Contains(r)) return true;
-  const uint32_t own = items_[allocations_[a].item].value.index();
   for (PReg x : target.Aliases(r)) {
-    absl::Span<const RegisterPin> pins = Pins(x);
-    for (const Interval& i : Busy(a)) {
-      auto it = std::lower_bound(pins.begin(), pins.end(), i.begin,
-                                 [](const RegisterPin& p, ProgramPoint q) { return p.point < q; });
-      for (; it != pins.end() && it->point <= i.end; ++it) {
-        if (it->owner != own) return true;
-      }
-    }
+    if (PinnedByOthers(a, x)) return true;
   }
   return false;
 }
@@ -217,8 +222,11 @@ absl::Status BuildPackingProblem(const Function& func, const Target& target, con
   // Occurrences, and the pins of registers.
   std::vector<Occurrence> occ;
   std::vector<std::pair<PReg, RegisterPin>> pins;
-  std::vector<RegSet> clobber_closure;
-  std::vector<uint8_t> closure_done;
+  // Each interned clobber set closed under aliasing, once per function.
+  std::vector<RegSet> clobber_closure(func.num_clobber_sets());
+  for (int c = 0; c < func.num_clobber_sets(); ++c) {
+    for (PReg r : func.clobber_set(c)) clobber_closure[c] |= target.Aliases(r);
+  }
   p.clobbers_.clear();
   std::vector<uint8_t> is_const(num_values, 0);
   for (Block b : func.layout()) {
@@ -263,16 +271,7 @@ absl::Status BuildPackingProblem(const Function& func, const Target& target, con
         }
       }
       if (d.clobbers >= 0) {
-        // One entry per call, with the clobbered registers closed under aliasing
-        // (computed once per interned set), instead of a pin per register.
-        if (clobber_closure.size() < static_cast<size_t>(func.num_clobber_sets())) {
-          clobber_closure.resize(func.num_clobber_sets());
-          closure_done.resize(func.num_clobber_sets(), 0);
-        }
-        if (!closure_done[d.clobbers]) {
-          for (PReg r : func.clobber_set(d.clobbers)) clobber_closure[d.clobbers] |= target.Aliases(r);
-          closure_done[d.clobbers] = 1;
-        }
+        // One entry per call, alias-closed, instead of a pin per register.
         p.clobbers_.push_back({late, clobber_closure[d.clobbers]});
       }
     }
@@ -428,7 +427,6 @@ absl::Status BuildPackingProblem(const Function& func, const Target& target, con
                                         &target.abi().float_results}) {
     for (PReg r : *regs) abi_regs |= target.Aliases(r);
   }
-  const RegSet callee_units = target.abi().callee_saved;
   for (int c = 0; c < target.num_classes(); ++c) {
     std::vector<PReg> order = target.Class(RegClass(c)).allocation_order;
     std::reverse(order.begin(), order.end());
@@ -439,7 +437,6 @@ absl::Status BuildPackingProblem(const Function& func, const Target& target, con
     std::stable_sort(order.begin(), order.end(), [&](PReg a, PReg b) { return rank(a) < rank(b); });
     ranking[c] = std::move(order);
   }
-  (void)callee_units;
   for (Block b : func.layout()) {
     for (Inst i : func.block(b).insts) {
       const InstData& d = func.inst(i);

@@ -165,6 +165,9 @@ class PackingProblem {
   // Is `r` (or a register sharing a unit with it) pinned, for allocation `a`, at
   // a point where `a` is busy: by another value's fixed operand, or a clobber?
   bool PinConflicts(uint32_t a, PReg r, const Target& target) const;
+  // Is register `x` itself pinned by another value's fixed operand where `a` is
+  // busy (clobbers and aliases aside)?
+  bool PinnedByOthers(uint32_t a, PReg x) const;
   // Every register a clobber destroys while `a` is busy, closed under aliasing
   // (a clobber at the Late point where `a`'s value is defined Late excepted).
   RegSet ClobberedWhileBusy(uint32_t a) const;

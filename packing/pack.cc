@@ -57,22 +57,9 @@ class Packer {
       if (Overlaps(held_[x.index()], a)) return false;
     }
     for (PReg x : t_.Aliases(r) & pinned_) {
-      if (PinnedByOthers(a, x)) return false;
+      if (p_.PinnedByOthers(a, x)) return false;
     }
     return true;
-  }
-  // Fixed-operand pins of `x` (not clobbers) where `a` is busy, but its own.
-  bool PinnedByOthers(uint32_t a, PReg x) const {
-    const uint32_t own = p_.items()[p_.allocations()[a].item].value.index();
-    absl::Span<const RegisterPin> pins = p_.Pins(x);
-    for (const Interval& i : p_.Busy(a)) {
-      auto it = std::lower_bound(pins.begin(), pins.end(), i.begin,
-                                 [](const RegisterPin& p, ProgramPoint q) { return p.point < q; });
-      for (; it != pins.end() && it->point <= i.end; ++it) {
-        if (it->owner != own) return true;
-      }
-    }
-    return false;
   }
   bool Fits(uint32_t a, PReg r) const { return Fits(a, r, p_.ClobberedWhileBusy(a)); }
   std::optional<PReg> Choose(uint32_t a, std::optional<PReg> preferred) const {
