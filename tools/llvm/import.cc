@@ -43,10 +43,14 @@ struct IOp {
   unsigned phys = 0;  // fixed to this LLVM register (its view in the value's class)
   int reuse = -1;     // a def tied to this use
   bool early = false;
+  const llvm::MachineInstr* mi = nullptr;  // a virtual register's machine operand
+  unsigned mo = 0;
+  unsigned vreg = 0;
 };
 
 struct IInst {
   Opcode opcode = Opcode::kInst;
+  const llvm::MachineInstr* mi = nullptr;
   std::string name;
   std::vector<IOp> defs;
   std::vector<IOp> uses;
@@ -360,6 +364,7 @@ absl::Status Importer::FoldCopy(const llvm::MachineInstr& mi, bool* folded) {
 absl::Status Importer::TranslateInst(const llvm::MachineInstr& mi, IBlock& ib, const std::string& name,
                                      bool terminator, IInst& out) {
   out.name = name;
+  out.mi = &mi;
   std::vector<int> use_of(mi.getNumOperands(), -1);  // operand -> index among our uses
   // Uses first: an instruction reads before it writes.
   for (unsigned i = 0; i < mi.getNumOperands(); ++i) {
@@ -380,7 +385,11 @@ absl::Status Importer::TranslateInst(const llvm::MachineInstr& mi, IBlock& ib, c
         current_[vi] = v;
       }
       use_of[i] = static_cast<int>(out.uses.size());
-      out.uses.push_back(IOp{v});
+      IOp op{v};
+      op.mi = &mi;
+      op.mo = i;
+      op.vreg = reg;
+      out.uses.push_back(op);
       continue;
     }
     std::optional<PReg> p = Ours(reg);
@@ -418,6 +427,9 @@ absl::Status Importer::TranslateInst(const llvm::MachineInstr& mi, IBlock& ib, c
       }
       RA_ASSIGN_OR_RETURN(int v, VregVal(reg));
       IOp op{v};
+      op.mi = &mi;
+      op.mo = i;
+      op.vreg = reg;
       op.early = mo.isEarlyClobber();
       unsigned tied = 0;
       if (mi.isRegTiedToUseOperand(i, &tied) && use_of[tied] >= 0) {
@@ -435,11 +447,12 @@ absl::Status Importer::TranslateInst(const llvm::MachineInstr& mi, IBlock& ib, c
           op.early = false;
         }
       } else if (sub != 0 && !mo.isUndef()) {
-        // A partial write keeps the rest: it reads the old value (read above).
-        for (unsigned u = 0; u < mi.getNumOperands(); ++u) {
+        // A partial write keeps the rest: it reads the old value (read above),
+        // through this very operand, whose register the def then writes.
+        if (use_of[i] >= 0) op.reuse = use_of[i];
+        for (unsigned u = 0; u < mi.getNumOperands() && op.reuse < 0; ++u) {
           if (use_of[u] >= 0 && mi.getOperand(u).getReg() == reg && !mi.getOperand(u).isDef()) op.reuse = use_of[u];
         }
-        if (op.reuse < 0 && use_of[i] >= 0) op.reuse = use_of[i];
         if (op.reuse < 0) return InstError(mi, absl::StrCat("writes part of ", RegName(reg), " without reading it"));
       }
       out.defs.push_back(op);
@@ -528,7 +541,10 @@ absl::Status Importer::TranslateBlock(const llvm::MachineBasicBlock& mbb) {
     if (mi.isCopy() || mi.isSubregToReg()) {
       bool folded = false;
       RA_RETURN_IF_ERROR(FoldCopy(mi, &folded));
-      if (folded) continue;
+      if (folded) {
+        result_.origins.folded.push_back(&mi);
+        continue;
+      }
     }
     IInst inst;
     RA_RETURN_IF_ERROR(TranslateInst(mi, ib, tii_.getName(mi.getOpcode()).str(), false, inst));
@@ -566,7 +582,11 @@ absl::Status Importer::TranslateBlock(const llvm::MachineBasicBlock& mbb) {
     // A tail call clobbers what it likes; a branch that continues in this function may not.
     if (!part.clobbers.Empty() && !ib.succs.empty()) return InstError(*mi, "a branch clobbers registers");
     branch.clobbers |= part.clobbers;
-    for (const IOp& u : part.uses) branch.uses.push_back(u);
+    // Splitting an edge may rebuild the terminators: their operands are known by register.
+    for (IOp u : part.uses) {
+      u.mi = nullptr;
+      branch.uses.push_back(u);
+    }
   }
   branch.name = absl::StrJoin(names, ".");
   // Arguments: the value each successor's live-in vregs have here.
@@ -775,7 +795,18 @@ absl::StatusOr<Function> Importer::Emit() {
         }
       }
       if (ops.size() > 0xffff) return Error("an instruction with more than 65535 operands");
-      f.block(Block(b)).insts.push_back(f.NewInst(d, ops));
+      Inst made = f.NewInst(d, ops);
+      f.block(Block(b)).insts.push_back(made);
+      ImportOrigins& o = result_.origins;
+      if (o.insts.size() <= made.index()) {
+        o.insts.resize(made.index() + 1);
+        o.operands.resize(made.index() + 1);
+      }
+      o.insts[made.index()] = inst.opcode == Opcode::kInst ? inst.mi : nullptr;
+      std::vector<OperandOrigin>& origin = o.operands[made.index()];
+      for (const std::vector<IOp>* list : {&inst.defs, &inst.uses}) {
+        for (const IOp& op : *list) origin.push_back(op.phys != 0 ? OperandOrigin{} : OperandOrigin{op.mi, op.mo, op.vreg});
+      }
     }
   }
   return f;
@@ -789,7 +820,11 @@ absl::StatusOr<ImportedFunction> Importer::Run() {
   int n = 0;
   for (const llvm::MachineBasicBlock& mbb : mf_) block_index_[mbb.getNumber()] = n++;
   blocks_.resize(n);
+  result_.origins.blocks.resize(n);
+  result_.origins.llvm_reg = llvm_of_;
   for (const llvm::MachineBasicBlock& mbb : mf_) {
+    // The write-back changes the function the import only reads.
+    result_.origins.blocks[block_index_[mbb.getNumber()]] = const_cast<llvm::MachineBasicBlock*>(&mbb);
     IBlock& ib = blocks_[block_index_[mbb.getNumber()]];
     for (const llvm::MachineBasicBlock* s : mbb.successors()) ib.succs.push_back(block_index_[s->getNumber()]);
     for (const llvm::MachineInstr& mi : mbb) result_.machine_insts += mi.isDebugInstr() ? 0 : 1;

@@ -39,21 +39,45 @@
 #define REGALLOC_TOOLS_LLVM_IMPORT_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "ssa/ir.h"
 
 namespace llvm {
+class MachineBasicBlock;
 class MachineFunction;
+class MachineInstr;
 }  // namespace llvm
 
 namespace regalloc {
+
+// Where an operand of the imported function came from, for writing an
+// allocation back (tools/llvm/writeback.h). `mi` and `index` name the machine
+// operand of a virtual register; a branch's operands name only the register
+// (`vreg`), since splitting an edge may rebuild the terminators; an operand
+// fixed to a physical register names nothing (the machine operand already is).
+struct OperandOrigin {
+  const llvm::MachineInstr* mi = nullptr;
+  unsigned index = 0;
+  unsigned vreg = 0;  // the virtual register (llvm::Register) it reads or writes
+};
+
+struct ImportOrigins {
+  std::vector<llvm::MachineBasicBlock*> blocks;        // our block -> its machine block
+  std::vector<const llvm::MachineInstr*> insts;        // our instruction -> its machine instruction
+                                                       // (null: a branch, a return, an undefined value)
+  std::vector<std::vector<OperandOrigin>> operands;    // our instruction -> per operand (branch arguments not)
+  std::vector<const llvm::MachineInstr*> folded;       // copies that folded away: deleted on write-back
+  std::vector<unsigned> llvm_reg;                      // our PReg index -> its LLVM register (0: none)
+};
 
 struct ImportedFunction {
   Function func;
   std::string target;          // a TargetByName name: "x86_64", "x86_64_win", "aarch64"
   bool frame_pointer = false;  // LLVM reserves the frame pointer in this function
   int machine_insts = 0;       // instructions of the machine function
+  ImportOrigins origins;
 };
 
 absl::StatusOr<ImportedFunction> ImportMachineFunction(const llvm::MachineFunction& mf);

@@ -1,6 +1,17 @@
 // The LLVM 19 plugin: register allocators for llc and clang that bring LLVM's
 // machine functions into this project.
 //
+//   clang-19 -O2 -fplugin=regalloc_llvm.so -mllvm -regalloc=ssa|lsra|chaitin|packing f.c
+//   llc-19 -load=regalloc_llvm.so -regalloc=ssa f.ll
+//
+// `ssa`, `lsra`, `chaitin` and `packing` allocate each function with that
+// allocator: import (tools/llvm/import.h), legalize, allocate, check the result
+// with the checker (where every value is, and that every original instruction
+// is still there), then write the allocation back (tools/llvm/writeback.h). A
+// function any step refuses falls back to LLVM's greedy allocator; with
+// `-regalloc-stats` the compile ends with how many functions each path took
+// and the fallbacks counted by reason (`-regalloc-log` names every fallback).
+//
 //   llc-19 -load=regalloc_llvm.so -regalloc=export -regalloc-export-dir=DIR f.ll
 //   clang-19 -O2 -fplugin=regalloc_llvm.so -mllvm -regalloc=export -mllvm -regalloc-export-dir=DIR f.c
 //
@@ -18,7 +29,17 @@
 #include <memory>
 #include <string>
 
+#include <map>
+
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+#include "chaitin/chaitin.h"
+#include "check/checker.h"
+#include "color/ssa_allocator.h"
+#include "lsra/allocator.h"
+#include "packing/packing.h"
+#include "ssa/legalize.h"
 #include "llvm/CodeGen/LiveIntervals.h"
 #include "llvm/CodeGen/MachineFunction.h"
 #include "llvm/CodeGen/MachineFunctionPass.h"
@@ -33,6 +54,7 @@
 #include "ssa/printer.h"
 #include "targets/target.h"
 #include "tools/llvm/import.h"
+#include "tools/llvm/writeback.h"
 
 namespace regalloc {
 namespace {
@@ -105,6 +127,153 @@ class ExportPass : public llvm::MachineFunctionPass {
 };
 
 char ExportPass::ID = 0;
+
+llvm::cl::opt<bool> print_stats("regalloc-stats",
+                                llvm::cl::desc("regalloc: at the end, the functions each allocator took and the "
+                                               "fallbacks to greedy by reason"),
+                                llvm::cl::init(false));
+llvm::cl::opt<bool> log_fallbacks("regalloc-log", llvm::cl::desc("regalloc: name every function that falls back to greedy, and why"),
+                                  llvm::cl::init(false));
+
+enum class Family { kSsa, kLsra, kChaitin, kPacking };
+
+// What makes a function fall back, without the function's name and numbers, so
+// that equal causes count together.
+std::string Reason(absl::string_view stage, const absl::Status& status) {
+  std::string message(status.message());
+  if (absl::StartsWith(message, "function ")) {
+    size_t colon = message.find(": ");
+    if (colon != std::string::npos) message = message.substr(colon + 2);
+  }
+  std::string out = absl::StrCat(stage, ": ");
+  bool digits = false;
+  for (char c : message) {
+    if (c >= '0' && c <= '9') {
+      if (!digits) out += '#';
+      digits = true;
+      continue;
+    }
+    digits = false;
+    out += c;
+  }
+  if (out.size() > 120) out.resize(120);
+  return out;
+}
+
+class AllocatorPass : public llvm::MachineFunctionPass {
+ public:
+  static char ID;
+  explicit AllocatorPass(Family family)
+      : llvm::MachineFunctionPass(ID), family_(family), greedy_(llvm::createGreedyRegisterAllocator()) {}
+  ~AllocatorPass() override { greedy_.release(); }  // see ExportPass
+
+  llvm::StringRef getPassName() const override { return name(); }
+
+  void getAnalysisUsage(llvm::AnalysisUsage& au) const override {
+    au.addRequired<llvm::SlotIndexesWrapperPass>();
+    au.addPreserved<llvm::SlotIndexesWrapperPass>();
+    au.addRequired<llvm::LiveIntervalsWrapperPass>();
+    au.addPreserved<llvm::LiveIntervalsWrapperPass>();
+    au.addRequired<llvm::VirtRegMap>();
+    au.addPreserved<llvm::VirtRegMap>();
+    greedy_->getAnalysisUsage(au);
+    llvm::MachineFunctionPass::getAnalysisUsage(au);
+  }
+  llvm::MachineFunctionProperties getRequiredProperties() const override {
+    return llvm::MachineFunctionProperties().set(llvm::MachineFunctionProperties::Property::NoPHIs);
+  }
+  llvm::MachineFunctionProperties getClearedProperties() const override {
+    return llvm::MachineFunctionProperties().set(llvm::MachineFunctionProperties::Property::IsSSA);
+  }
+
+  bool runOnMachineFunction(llvm::MachineFunction& mf) override {
+    std::string stage;
+    absl::Status status = Allocate(mf, stage);
+    if (status.ok()) {
+      ++allocated_;
+      return true;
+    }
+    ++fallbacks_[Reason(stage, status)];
+    ++fallen_back_;
+    if (log_fallbacks) llvm::errs() << "regalloc " << name() << ": greedy allocates " << mf.getName() << ": " << stage << ": " << std::string(status.message()) << "\n";
+    greedy_->setResolver(getResolver());
+    return greedy_->runOnFunction(mf.getFunction());
+  }
+
+  bool doFinalization(llvm::Module& m) override {
+    if (print_stats) {
+      llvm::errs() << "regalloc " << name() << ": " << allocated_ << " functions allocated, " << fallen_back_
+                   << " fell back to greedy\n";
+      for (const auto& [reason, count] : fallbacks_) llvm::errs() << "  " << count << "\t" << reason << "\n";
+    }
+    return llvm::MachineFunctionPass::doFinalization(m);
+  }
+
+ private:
+  const char* name() const {
+    switch (family_) {
+      case Family::kSsa: return "ssa";
+      case Family::kLsra: return "lsra";
+      case Family::kChaitin: return "chaitin";
+      case Family::kPacking: return "packing";
+    }
+    return "?";
+  }
+
+  absl::Status Run(Function& f, const Target& target) {
+    switch (family_) {
+      case Family::kSsa: return ssa_.Run(f, target).status();
+      case Family::kLsra: return lsra_.Run(f, target).status();
+      case Family::kChaitin: return chaitin_.Run(f, target).status();
+      case Family::kPacking: return packing_.Run(f, target).status();
+    }
+    return absl::InternalError("no allocator");
+  }
+
+  // Import, legalize, allocate, check, write back; `stage` names the step that failed.
+  absl::Status Allocate(llvm::MachineFunction& mf, std::string& stage) {
+    stage = "import";
+    RA_ASSIGN_OR_RETURN(ImportedFunction imported, ImportMachineFunction(mf));
+    TargetOptions options;
+    options.frame_pointer = imported.frame_pointer;
+    RA_ASSIGN_OR_RETURN(const Target* target, TargetByName(imported.target, options));
+    stage = "legalize";
+    RA_RETURN_IF_ERROR(Legalize(imported.func, *target));
+    Function allocated = imported.func;
+    stage = "allocate";
+    RA_RETURN_IF_ERROR(Run(allocated, *target));
+    stage = "check";
+    RA_RETURN_IF_ERROR(checker_.Run(allocated, *target));
+    RA_RETURN_IF_ERROR(CheckKeepsOriginal(imported.func, allocated, *target));
+    stage = "write-back";
+    RA_RETURN_IF_ERROR(WriteBack(allocated, imported, *target, mf, *this).status());
+    return absl::OkStatus();
+  }
+
+  Family family_;
+  std::unique_ptr<llvm::FunctionPass> greedy_;
+  SsaAllocator ssa_;
+  LsraAllocator lsra_;
+  ChaitinAllocator chaitin_;
+  PackingAllocator packing_;
+  AllocationChecker checker_;
+  int allocated_ = 0;
+  int fallen_back_ = 0;
+  std::map<std::string, int> fallbacks_;
+};
+
+char AllocatorPass::ID = 0;
+
+llvm::RegisterRegAlloc ssa_registration("ssa", "regalloc's SSA allocator (Cretonne), greedy where it cannot",
+                                        []() -> llvm::FunctionPass* { return new AllocatorPass(Family::kSsa); });
+llvm::RegisterRegAlloc lsra_registration("lsra", "regalloc's linear scan (Subzero, RyuJIT), greedy where it cannot",
+                                         []() -> llvm::FunctionPass* { return new AllocatorPass(Family::kLsra); });
+llvm::RegisterRegAlloc chaitin_registration(
+    "chaitin", "regalloc's Chaitin-Briggs allocator (HotSpot C2), greedy where it cannot",
+    []() -> llvm::FunctionPass* { return new AllocatorPass(Family::kChaitin); });
+llvm::RegisterRegAlloc packing_registration(
+    "packing", "regalloc's packing allocator (Amsterdam Compiler Kit), greedy where it cannot",
+    []() -> llvm::FunctionPass* { return new AllocatorPass(Family::kPacking); });
 
 llvm::RegisterRegAlloc export_registration(
     "export", "write each function in regalloc's text format, then allocate it with greedy",
