@@ -61,7 +61,7 @@ TEST_P(EveryTarget, UnusualShapesAppear) {
         if (d.opcode == Opcode::kCall) wide_calls += ops.size() >= 8;
         if (IsBranch(d.opcode)) {
           // A back edge passing the target's own parameters in another order.
-          for (int k = 0; k < d.num_targets; ++k) {
+          for (int k = 0; k < d.num_targets(); ++k) {
             const std::vector<Operand>& params = f.block(d.targets[k].block).params;
             absl::Span<const Operand> args = f.BranchArgs(i, k);
             bool own = !args.empty() && args.size() == params.size(), moved = false;

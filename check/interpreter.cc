@@ -234,7 +234,7 @@ class Runner {
         for (size_t r = 0; r < num_defs; ++r) {
           Type rt = f_.value_type(ops[r].value());
           uint64_t hr = Mix(h + r);
-          out_[r] = IsFloat(rt) ? FiniteFloat(rt, hr) : Bits{Mask(rt, hr), rt == Type::kV128 ? Mix(hr) : 0};
+          out_[r] = IsFloat(rt) ? FiniteFloat(rt, hr) : Bits{Mask(rt, hr), TypeSize(rt) == 16 ? Mix(hr) : 0};
         }
         break;
       }
@@ -409,7 +409,7 @@ std::string Show(Type t, const Bits& b) {
     case Type::kI64: return absl::StrCat(static_cast<int64_t>(b.lo));
     case Type::kF32: return absl::StrFormat("%g", F32(b.lo));
     case Type::kF64: return absl::StrFormat("%g", F64(b.lo));
-    case Type::kV128: return absl::StrFormat("0x%016x%016x", b.hi, b.lo);
+    case Type::kV128: case Type::kF80: return absl::StrFormat("0x%016x%016x", b.hi, b.lo);
   }
   return "?";
 }
@@ -425,7 +425,7 @@ std::vector<Bits> ArgumentsForSeed(const Function& func, uint64_t seed) {
       args.push_back(FiniteFloat(t, x));
     } else {
       // Small non-negative integers: loops bounded by arguments stay short.
-      args.push_back(Bits{x % 100, t == Type::kV128 ? Mix(x) : 0});
+      args.push_back(Bits{x % 100, TypeSize(t) == 16 ? Mix(x) : 0});
     }
   }
   return args;

@@ -221,7 +221,7 @@ absl::StatusOr<SpillStats> Spiller::Run() {
   // or the instruction, reads their slot).
   auto exclude = [&](Inst i) {
     absl::Span<const Operand> ops = f_.operands(i);
-    size_t keep = IsBranch(f_.inst(i).opcode) ? f_.inst(i).targets[0].first_arg : ops.size();
+    size_t keep = NumNonArgOperands(f_.inst(i));
     for (size_t k = 0; k < keep; ++k) {
       if (ops[k].IsUse() && ops[k].constraint() == ConstraintKind::kStack) continue;
       excluded_[ops[k].value().index()] = 1;
@@ -234,7 +234,7 @@ absl::StatusOr<SpillStats> Spiller::Run() {
     dying_args_.clear();
     if (!IsBranch(f_.inst(i).opcode)) return;
     absl::Span<const Operand> ops = f_.operands(i);
-    for (size_t k = f_.inst(i).targets[0].first_arg; k < ops.size(); ++k) {
+    for (size_t k = NumNonArgOperands(f_.inst(i)); k < ops.size(); ++k) {
       Value v = ops[k].value();
       if (!live_.IsLive(v) && std::find(dying_args_.begin(), dying_args_.end(), v) == dying_args_.end()) {
         dying_args_.push_back(v);

@@ -114,8 +114,7 @@ void FunctionBuilder::Jump(Block target, absl::Span<const Value> args) {
   for (Value v : args) ops.push_back(Operand::Use(v));
   InstData d;
   d.opcode = Opcode::kJump;
-  d.num_targets = 1;
-  d.targets[0] = BranchTarget{target, 0, static_cast<uint16_t>(args.size())};
+  d.targets = {BranchTarget{target, 0, static_cast<uint16_t>(args.size())}};
   Append(d, ops);
 }
 
@@ -126,10 +125,9 @@ void FunctionBuilder::Br(Value cond, Block if_true, absl::Span<const Value> true
   for (Value v : false_args) ops.push_back(Operand::Use(v));
   InstData d;
   d.opcode = Opcode::kBr;
-  d.num_targets = 2;
-  d.targets[0] = BranchTarget{if_true, 1, static_cast<uint16_t>(true_args.size())};
-  d.targets[1] = BranchTarget{if_false, static_cast<uint16_t>(1 + true_args.size()),
-                              static_cast<uint16_t>(false_args.size())};
+  d.targets = {BranchTarget{if_true, 1, static_cast<uint16_t>(true_args.size())},
+               BranchTarget{if_false, static_cast<uint16_t>(1 + true_args.size()),
+                            static_cast<uint16_t>(false_args.size())}};
   Append(d, ops);
 }
 

@@ -12,7 +12,7 @@ ControlFlowGraph::ControlFlowGraph(const Function& func) : rpo_number_(func.num_
     Inst term = func.Terminator(b);
     if (!term.IsValid()) continue;
     const InstData& d = func.inst(term);
-    for (int t = 0; t < d.num_targets; ++t) {
+    for (int t = 0; t < d.num_targets(); ++t) {
       Block to = d.targets[t].block;
       if (func.BlockExists(to)) edges.push_back(Edge{b, to, term, t});
     }
@@ -176,8 +176,7 @@ int SplitCriticalEdges(Function& func, const std::function<bool(const Edge&)>& f
     // The new block jumps on with the arguments; the branch now passes none.
     InstData jump;
     jump.opcode = Opcode::kJump;
-    jump.num_targets = 1;
-    jump.targets[0] = BranchTarget{bt.block, 0, static_cast<uint16_t>(args.size())};
+    jump.targets = {BranchTarget{bt.block, 0, static_cast<uint16_t>(args.size())}};
     Inst j = func.NewInst(jump, args);  // may reallocate the instruction table
     func.block(mid).insts.push_back(j);
     // Rebuild the branch's operands without this target's arguments.
@@ -189,7 +188,7 @@ int SplitCriticalEdges(Function& func, const std::function<bool(const Edge&)>& f
     }
     func.SetOperands(e.branch, kept);
     InstData& br = func.inst(e.branch);
-    for (int t = 0; t < br.num_targets; ++t) {
+    for (int t = 0; t < br.num_targets(); ++t) {
       if (t == e.target) {
         br.targets[t] = BranchTarget{mid, bt.first_arg, 0};
       } else if (br.targets[t].first_arg > bt.first_arg) {

@@ -252,7 +252,7 @@ void Function::Renumber(absl::Span<const uint32_t> value_map, int num_values, ab
   blocks_ = std::move(blocks);
   for (Block& b : layout_) b = Block(block_map[b.index()]);
   for (InstData& d : insts_) {
-    for (int t = 0; t < d.num_targets; ++t) d.targets[t].block = Block(block_map[d.targets[t].block.index()]);
+    for (int t = 0; t < d.num_targets(); ++t) d.targets[t].block = Block(block_map[d.targets[t].block.index()]);
   }
   std::vector<StackSlotData> slots(num_slots);
   for (size_t s = 0; s < stack_slots_.size(); ++s) {

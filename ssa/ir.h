@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "base/id.h"
@@ -79,7 +80,8 @@ enum class Opcode : uint8_t {
   // interned with the callees; the operands say all an allocator needs to know, and
   // the interpreter reports a function holding one as not interpretable.
   kInst,    // vD... = inst.T... %NAME(vA...)
-  kBranch,  // branch %NAME(vA...)[, blockT(args...)[, blockF(args...)]]  (0-2 targets)
+  kBranch,  // branch %NAME(vA...)[, block(args...)]...  (any number of targets: a
+            // jump table's block has one per distinct destination)
 };
 inline constexpr int kNumOpcodes = static_cast<int>(Opcode::kBranch) + 1;
 
@@ -262,18 +264,20 @@ struct InstData {
   Opcode opcode = Opcode::kCopy;
   CondCode cc = CondCode::kEq;   // kCmp
   Type type = Type::kI64;        // kConst, kLoad: the result type
-  uint8_t num_targets = 0;       // kJump: 1, kBr: 2, kBranch: 0-2
   uint16_t num_operands = 0;
   uint32_t first_operand = 0;    // index into the function's operand pool
   int32_t clobbers = -1;         // index into Function::clobber_sets(), or -1
   int64_t imm = 0;               // kConst: value bits; kLoad/kStore: offset; kCall, kInst, kBranch: name id
-  BranchTarget targets[2];
+  // kJump: 1, kBr: 2, kBranch: any number (two or fewer stay inline).
+  absl::InlinedVector<BranchTarget, 2> targets;
+
+  int num_targets() const { return static_cast<int>(targets.size()); }
 };
 
 // The number of a branch's leading operands that are not arguments to targets (a
 // br's condition, an opaque branch's uses); all operands of other instructions.
 inline size_t NumNonArgOperands(const InstData& d) {
-  if (d.num_targets > 0) return d.targets[0].first_arg;
+  if (!d.targets.empty()) return d.targets[0].first_arg;
   return d.num_operands;
 }
 

@@ -51,7 +51,7 @@ block0(v0@%edi: i32, v1@%esi: i32, v2@%xmm0: f64):
     v6@%edx = rem v5@%eax, v1@any@late clobbers %rax
     v7@reuse0 = fmul v2, v2@any
     v8 = cmp.lt v6, v0@any
-    v9@%eax, v10@%xmm0 = call.i32.f64 %callee(v8@%edi, v7@%xmm0, v0@%esi) clobbers %rax, %rcx, %rdx, %rsi, %rdi, %r8, %r9, %r10, %r11, %xmm0, %xmm1, %xmm2, %xmm3, %xmm4, %xmm5, %xmm6, %xmm7, %xmm8, %xmm9, %xmm10, %xmm11, %xmm12, %xmm13, %xmm14, %xmm15
+    v9@%eax, v10@%xmm0 = call.i32.f64 %callee(v8@%edi, v7@%xmm0, v0@%esi) clobbers %rax, %rcx, %rdx, %rsi, %rdi, %r8, %r9, %r10, %r11, %xmm0, %xmm1, %xmm2, %xmm3, %xmm4, %xmm5, %xmm6, %xmm7, %xmm8, %xmm9, %xmm10, %xmm11, %xmm12, %xmm13, %xmm14, %xmm15, %fp0, %fp1, %fp2, %fp3, %fp4, %fp5, %fp6
     v11@reuse0 = mul v9, v1@any
     ret v11@%eax, v10@%xmm0
 }

@@ -21,7 +21,7 @@ absl::StatusOr<LowerParamsStats> LowerBlockParams(Function& func, const Target& 
     }
     Inst term = func.Terminator(b);
     if (!term.IsValid()) continue;
-    for (int t = 0; t < func.inst(term).num_targets; ++t) {
+    for (int t = 0; t < func.inst(term).num_targets(); ++t) {
       for (const Operand& a : func.BranchArgs(term, t)) {
         if (a.location().IsNone()) {
           return absl::FailedPreconditionError(absl::StrCat("function %", func.name(), ", ", func.BlockName(b),
@@ -88,7 +88,7 @@ void DropBlockParams(Function& func) {
     std::vector<Operand> kept(ops.begin(), ops.begin() + NumNonArgOperands(func.inst(term)));
     func.SetOperands(term, kept);
     InstData& d = func.inst(term);
-    for (int t = 0; t < d.num_targets; ++t) d.targets[t] = BranchTarget{d.targets[t].block, static_cast<uint16_t>(kept.size()), 0};
+    for (int t = 0; t < d.num_targets(); ++t) d.targets[t] = BranchTarget{d.targets[t].block, static_cast<uint16_t>(kept.size()), 0};
   }
 }
 

@@ -283,7 +283,7 @@ class Parser {
   absl::Status ParseBlockHeader();
   absl::Status ParseInst();
   absl::Status ParseOperandList(int line, std::vector<Operand>& ops, bool allow_empty);
-  absl::Status ParseBranchTarget(int line, InstData& d, int t, std::vector<Operand>& ops);
+  absl::Status ParseBranchTarget(int line, InstData& d, std::vector<Operand>& ops);
   absl::Status ParseClobbers(int line, InstData& d);
   // "%a, %b, ..." up to the end of `line`; `what` names the list in errors.
   absl::StatusOr<RegSet> ParseRegisterList(int line, absl::string_view what);
@@ -435,10 +435,10 @@ absl::Status Parser::ParseOperandList(int line, std::vector<Operand>& ops, bool 
   }
 }
 
-absl::Status Parser::ParseBranchTarget(int line, InstData& d, int t, std::vector<Operand>& ops) {
+absl::Status Parser::ParseBranchTarget(int line, InstData& d, std::vector<Operand>& ops) {
   if (OnLaterLine(line)) return Expected("a branch target before the end of the line");
   RA_ASSIGN_OR_RETURN(Block b, ParseBlockRef());
-  BranchTarget& bt = d.targets[t];
+  BranchTarget& bt = d.targets.emplace_back();
   bt.block = b;
   bt.first_arg = static_cast<uint16_t>(ops.size());
   if (IsPunct("(") && !OnLaterLine(line)) {
@@ -707,10 +707,8 @@ absl::Status Parser::ParseInst() {
       RA_RETURN_IF_ERROR(ParseOperandList(line, ops, true));
       RA_RETURN_IF_ERROR(ExpectPunct(")"));
       while (IsPunct(",") && !OnLaterLine(line)) {
-        if (d.num_targets == 2) return ErrorHere("'branch' takes at most two targets");
         RA_RETURN_IF_ERROR(Advance());
-        RA_RETURN_IF_ERROR(ParseBranchTarget(line, d, d.num_targets, ops));
-        ++d.num_targets;
+        RA_RETURN_IF_ERROR(ParseBranchTarget(line, d, ops));
       }
       break;
     }
@@ -722,8 +720,7 @@ absl::Status Parser::ParseInst() {
     case Opcode::kJump:
       RA_RETURN_IF_ERROR(need_suffix(false));
       RA_RETURN_IF_ERROR(need_defs(0));
-      d.num_targets = 1;
-      RA_RETURN_IF_ERROR(ParseBranchTarget(line, d, 0, ops));
+      RA_RETURN_IF_ERROR(ParseBranchTarget(line, d, ops));
       break;
     case Opcode::kBr: {
       RA_RETURN_IF_ERROR(need_suffix(false));
@@ -731,11 +728,10 @@ absl::Status Parser::ParseInst() {
       if (OnLaterLine(line)) return Expected("a condition operand");
       RA_ASSIGN_OR_RETURN(Operand cond, ParseOperand(OperandKind::kUse));
       ops.push_back(cond);
-      d.num_targets = 2;
       RA_RETURN_IF_ERROR(ExpectPunct(","));
-      RA_RETURN_IF_ERROR(ParseBranchTarget(line, d, 0, ops));
+      RA_RETURN_IF_ERROR(ParseBranchTarget(line, d, ops));
       RA_RETURN_IF_ERROR(ExpectPunct(","));
-      RA_RETURN_IF_ERROR(ParseBranchTarget(line, d, 1, ops));
+      RA_RETURN_IF_ERROR(ParseBranchTarget(line, d, ops));
       break;
     }
     case Opcode::kCopy:

@@ -73,7 +73,8 @@ std::string PrintImmediate(Type type, int64_t bits) {
     case Type::kF32: return absl::StrFormat("%.9g", BitCast<float>(static_cast<uint32_t>(bits)));
     case Type::kF64: return absl::StrFormat("%.17g", BitCast<double>(bits));
     case Type::kI64:
-    case Type::kV128: break;
+    case Type::kV128:
+    case Type::kF80: break;
   }
   return absl::StrCat(bits);
 }
@@ -125,7 +126,7 @@ std::string PrintInst(const Function& func, Inst inst, const Target& target) {
       absl::StrAppend(&out, " %", func.callee(static_cast<int>(d.imm)), "(");
       AppendOperands(out, func, uses.subspan(0, NumNonArgOperands(d)), target);
       out += ")";
-      for (int t = 0; t < d.num_targets; ++t) {
+      for (int t = 0; t < d.num_targets(); ++t) {
         out += ", ";
         AppendTarget(out, func, inst, t, target);
       }

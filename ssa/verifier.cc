@@ -88,7 +88,7 @@ absl::Status Verifier::CheckStructure() {
                        "the block does not end in a terminator (ret, jump, br)");
     }
     const InstData& term = func_.inst(insts.back());
-    for (int t = 0; t < term.num_targets; ++t) {
+    for (int t = 0; t < term.num_targets(); ++t) {
       Block to = term.targets[t].block;
       int index = static_cast<int>(insts.size() - 1);
       if (!func_.BlockExists(to) || !func_.block(to).in_layout) {
@@ -256,16 +256,18 @@ absl::Status Verifier::CheckOperandShape(Block b, int index, Inst i) {
     }
     return absl::OkStatus();
   };
-  if (d.num_targets > 0 || (d.opcode == Opcode::kJump || d.opcode == Opcode::kBr)) {
-    int expected_targets = d.opcode == Opcode::kJump ? 1 : d.opcode == Opcode::kBr ? 2 : 0;
-    if (d.opcode == Opcode::kBranch) expected_targets = d.num_targets <= 2 ? d.num_targets : 2;
-    if (d.num_targets != expected_targets) return error("wrong number of branch targets");
+  if (d.num_targets() > 0 || (d.opcode == Opcode::kJump || d.opcode == Opcode::kBr)) {
+    const int expected_targets = d.opcode == Opcode::kJump ? 1
+                                 : d.opcode == Opcode::kBr ? 2
+                                 : d.opcode == Opcode::kBranch ? d.num_targets()
+                                                               : 0;
+    if (d.num_targets() != expected_targets) return error("wrong number of branch targets");
     size_t next = d.opcode == Opcode::kBr ? 1 : d.opcode == Opcode::kBranch ? d.targets[0].first_arg : 0;
     if (next > ops.size()) return error("branch arguments do not follow the operand order");
     for (size_t k = 0; k < next; ++k) {
       if (!ops[k].IsUse()) return error("an opaque branch defines no values");
     }
-    for (int t = 0; t < d.num_targets; ++t) {
+    for (int t = 0; t < d.num_targets(); ++t) {
       if (d.targets[t].first_arg != next) return error("branch arguments do not follow the operand order");
       next += d.targets[t].num_args;
     }
@@ -274,6 +276,7 @@ absl::Status Verifier::CheckOperandShape(Block b, int index, Inst i) {
   switch (d.opcode) {
     case Opcode::kConst:
       RA_RETURN_IF_ERROR(counts(1, 0));
+      if (d.type == Type::kF80) return error("no f80 constants (an f80 comes from memory or an opaque instruction)");
       return want(defs[0], d.type);
     case Opcode::kAdd: case Opcode::kSub: case Opcode::kMul: case Opcode::kDiv: case Opcode::kRem:
     case Opcode::kAnd: case Opcode::kOr: case Opcode::kXor: case Opcode::kShl: case Opcode::kShr:
@@ -293,7 +296,9 @@ absl::Status Verifier::CheckOperandShape(Block b, int index, Inst i) {
       RA_RETURN_IF_ERROR(counts(1, 2));
       RA_RETURN_IF_ERROR(want(defs[0], Type::kI32));
       RA_RETURN_IF_ERROR(want(uses[1], type(uses[0])));
-      if (type(uses[0]) == Type::kV128) return error("cmp does not compare v128 values");
+      if (type(uses[0]) == Type::kV128 || type(uses[0]) == Type::kF80) {
+        return error(absl::StrCat("cmp does not compare ", TypeName(type(uses[0])), " values"));
+      }
       if (IsFloat(type(uses[0])) && d.cc >= CondCode::kUlt) {
         return error(absl::StrCat("unsigned condition '", CondCodeName(d.cc), "' on floats"));
       }

@@ -42,6 +42,7 @@ absl::StatusOr<std::vector<ArgLocation>> Target::Assign(absl::Span<const Type> t
   std::vector<ArgLocation> out(types.size());
   size_t next_int = 0;
   size_t next_float = 0;
+  size_t next_x87 = 0;
   uint32_t vfp_used = 0;  // kVfpBackfill: one bit per s-sized slot of float_regs
   for (size_t i = 0; i < types.size(); ++i) {
     std::optional<RegClass> cls = ClassFor(types[i]);
@@ -52,7 +53,9 @@ absl::StatusOr<std::vector<ArgLocation>> Target::Assign(absl::Span<const Type> t
     std::optional<PReg> root;
     // Positional counting is for arguments; results count per kind everywhere.
     bool positional = abi_.assignment == ArgAssignment::kPositional && !results;
-    if (IsInteger(types[i])) {
+    if (types[i] == Type::kF80) {
+      if (results && next_x87 < abi_.x87_results.size()) root = abi_.x87_results[next_x87++];
+    } else if (IsInteger(types[i])) {
       size_t k = positional ? i : next_int++;
       if (k < int_regs.size()) root = int_regs[k];
     } else if (abi_.assignment == ArgAssignment::kVfpBackfill) {

@@ -147,6 +147,9 @@ struct Abi {
   std::vector<PReg> float_args;
   std::vector<PReg> int_results;
   std::vector<PReg> float_results;
+  // f80 results (x86-64: st0, st1, which LLVM calls fp0, fp1); f80 arguments go
+  // on the stack.
+  std::vector<PReg> x87_results;
   // Registers a call destroys (listed at calls as `clobbers`). A value in register r
   // survives a call iff r's units are disjoint from the units of this set; AArch64
   // lists the upper halves v8_hi..v15_hi, so d8 survives a call and q8 does not.

@@ -21,7 +21,9 @@ namespace {
 absl::StatusOr<Target> BuildX86_64(bool win64, const TargetOptions& options) {
   TargetBuilder b(win64 ? "x86_64_win" : "x86_64");
   b.set_isa(Isa::kX86_64);
-  // Hardware encoding order; containers 0-15 are the GPRs, 16-31 the XMM registers.
+  // Hardware encoding order; containers 0-15 are the GPRs, 16-31 the XMM registers,
+  // 32-38 the x87 registers as LLVM allocates them (fp0-fp6, before its
+  // stackifier maps them onto st0-st7; the eighth is its scratch).
   static constexpr const char* kQ[16] = {"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
                                          "r8",  "r9",  "r10", "r11", "r12", "r13", "r14", "r15"};
   static constexpr const char* kD[16] = {"eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi",
@@ -34,6 +36,9 @@ absl::StatusOr<Target> BuildX86_64(bool win64, const TargetOptions& options) {
   PReg q[16], d[16], xmm[16];
   for (int i = 0; i < 16; ++i) q[i] = b.AddReg(kQ[i], i, 0, 64);
   for (int i = 0; i < 16; ++i) xmm[i] = b.AddReg(absl::StrCat("xmm", i), 16 + i, 0, 128);
+  std::vector<PReg> fp;
+  // 128 bits wide here: an f80 is kept in 16 bytes, in registers as in slots.
+  for (int i = 0; i < 7; ++i) fp.push_back(b.AddReg(absl::StrCat("fp", i), 32 + i, 0, 128));
   for (int i = 0; i < 16; ++i) d[i] = b.AddReg(kD[i], i, 0, 32);
   for (int i = 0; i < 16; ++i) b.AddReg(kW[i], i, 0, 16);
   PReg lo8[16], hi8[4];
@@ -70,6 +75,7 @@ absl::StatusOr<Target> BuildX86_64(bool win64, const TargetOptions& options) {
   // pressure each i8 costs one GPR, as an i32 or i64 does.
   b.Uncounted(gpr8, {hi8[0], hi8[1], hi8[2], hi8[3]});
   b.AddClass("xmm", vec, 1, order_x, {Type::kF32, Type::kF64, Type::kV128});
+  b.AddClass("x87", b.AddBank("x87"), 1, fp, {Type::kF80});
   b.Reserve(q[RSP]);
   if (options.frame_pointer) b.Reserve(q[RBP]);
   b.set_has_swap(true);
@@ -82,8 +88,10 @@ absl::StatusOr<Target> BuildX86_64(bool win64, const TargetOptions& options) {
     for (int i = 0; i < 8; ++i) abi.float_args.push_back(xmm[i]);
     abi.int_results = {q[RAX], q[RDX]};
     abi.float_results = {xmm[0], xmm[1]};
+    abi.x87_results = {fp[0], fp[1]};
     for (int i : {RAX, RCX, RDX, RSI, RDI, R8, R9, R10, R11}) abi.caller_saved.Insert(q[i]);
     for (int i = 0; i < 16; ++i) abi.caller_saved.Insert(xmm[i]);
+    for (PReg r : fp) abi.caller_saved.Insert(r);
     for (int i : {RBX, RBP, R12, R13, R14, R15}) abi.callee_saved.Insert(q[i]);
   } else {
     abi.name = "win64";
@@ -92,8 +100,10 @@ absl::StatusOr<Target> BuildX86_64(bool win64, const TargetOptions& options) {
     for (int i = 0; i < 4; ++i) abi.float_args.push_back(xmm[i]);
     abi.int_results = {q[RAX]};
     abi.float_results = {xmm[0]};
+    abi.x87_results = {fp[0]};
     for (int i : {RAX, RCX, RDX, R8, R9, R10, R11}) abi.caller_saved.Insert(q[i]);
     for (int i = 0; i < 6; ++i) abi.caller_saved.Insert(xmm[i]);
+    for (PReg r : fp) abi.caller_saved.Insert(r);
     for (int i : {RBX, RBP, RSI, RDI, R12, R13, R14, R15}) abi.callee_saved.Insert(q[i]);
     for (int i = 6; i < 16; ++i) abi.callee_saved.Insert(xmm[i]);
   }

@@ -10,6 +10,7 @@ absl::string_view TypeName(Type type) {
     case Type::kF64: return "f64";
     case Type::kV128: return "v128";
     case Type::kI8: return "i8";
+    case Type::kF80: return "f80";
   }
   return "?";
 }
@@ -27,7 +28,7 @@ int TypeSize(Type t) {
     case Type::kI8: return 1;
     case Type::kI32: case Type::kF32: return 4;
     case Type::kI64: case Type::kF64: return 8;
-    case Type::kV128: return 16;
+    case Type::kV128: case Type::kF80: return 16;
   }
   return 8;
 }

@@ -15,11 +15,13 @@ enum class Type : uint8_t {
   kF32,
   kF64,
   kV128,
-  kI8,  // last, so that the numbers dumps store for the others stay put
+  kI8,   // after the first five, so that the numbers dumps store for them stay put
+  kF80,  // x87 extended precision (x86-64 long double), kept in 16 bytes: moved,
+         // loaded, stored and passed, read and written by opaque instructions only
 };
-inline constexpr int kNumTypes = 6;
+inline constexpr int kNumTypes = 7;
 
-// "i32", "i64", "f32", "f64", "v128", "i8".
+// "i32", "i64", "f32", "f64", "v128", "i8", "f80".
 absl::string_view TypeName(Type type);
 // Inverse of TypeName; nullopt for anything else.
 std::optional<Type> ParseType(absl::string_view name);

@@ -190,8 +190,8 @@ absl::StatusOr<Function> Loader::Load() {
         return Error(iwhere, absl::StrCat("clobber set #", pi.clobbers(), " does not exist"));
       }
       d.clobbers = pi.clobbers();
-      if (pi.targets_size() > 2) return Error(iwhere, "more than two branch targets");
-      d.num_targets = static_cast<uint8_t>(pi.targets_size());
+      if (pi.targets_size() > pi.operands_size() + 0xffff) return Error(iwhere, "more branch targets than a branch can have");
+      d.targets.resize(pi.targets_size());
       for (int t = 0; t < pi.targets_size(); ++t) {
         const dump::BranchTarget& bt = pi.targets(t);
         if (bt.block() >= p_.num_blocks()) return Error(iwhere, absl::StrCat("branch to block", bt.block(), ", which does not exist"));
@@ -266,7 +266,7 @@ dump::Function FunctionToProto(const Function& func) {
       pi->set_imm(d.imm);
       pi->set_clobbers(d.clobbers);
       for (const Operand& op : func.operands(i)) *pi->add_operands() = OperandToProto(op);
-      for (int t = 0; t < d.num_targets; ++t) {
+      for (int t = 0; t < d.num_targets(); ++t) {
         dump::BranchTarget* bt = pi->add_targets();
         bt->set_block(d.targets[t].block.index());
         bt->set_first_arg(d.targets[t].first_arg);

@@ -152,6 +152,42 @@ std::string StackPassedArguments(int n) {
   return text;
 }
 
+// A jump table: an opaque branch with `cases` + 2 targets dispatching from a
+// loop header with `live` integer and two float parameters. Each case block
+// changes one value and loops; the table also goes straight back to the header
+// with the parameters rotated (a critical edge that needs a copy cycle) and
+// straight to the exit's join, which a case reaches too (a critical edge with an
+// argument).
+std::string JumpTable(int cases, int live) {
+  std::string text = "function %jt(i32, f64) -> i32 {\nblock0(v0: i32, v1: f64):\n";
+  std::string init, params, rotated;
+  for (int i = 0; i < live; ++i) {
+    absl::StrAppend(&text, "    v", 10 + i, " = add v0, v0\n");
+    absl::StrAppend(&init, ", v", 10 + i);
+    absl::StrAppend(&params, ", v", 100 + i, ": i32");
+    absl::StrAppend(&rotated, ", v", 100 + (i + 1) % live);
+  }
+  absl::StrAppend(&text, "    v2 = fadd v1, v1\n    jump block1(v1, v2", init, ")\n");
+  absl::StrAppend(&text, "block1(v3: f64, v4: f64", params, "):\n    v5 = const.i32 1\n    v6 = sub v100, v5\n");
+  absl::StrAppend(&text, "    branch %JMP64r(v6)");
+  for (int c = 0; c < cases; ++c) absl::StrAppend(&text, ", block", 2 + c);
+  absl::StrAppend(&text, ", block1(v4, v3", rotated, "), block", 2 + cases, "(v", 100 + live - 1, ")\n");
+  for (int c = 0; c < cases; ++c) {
+    absl::StrAppend(&text, "block", 2 + c, ":\n");
+    if (c == 1) {
+      absl::StrAppend(&text, "    jump block", 2 + cases, "(v", 100 + c % live, ")\n");
+      continue;
+    }
+    const int k = c % live;
+    absl::StrAppend(&text, "    v", 1000 + c, " = mul v", 100 + k, ", v6\n    v", 2000 + c, " = fmul v3, v4\n");
+    std::string args;
+    for (int i = 0; i < live; ++i) absl::StrAppend(&args, ", v", i == k ? 1000 + c : 100 + i);
+    absl::StrAppend(&text, "    jump block1(v", 2000 + c, ", v4", args, ")\n");
+  }
+  absl::StrAppend(&text, "block", 2 + cases, "(v9: i32):\n    v7 = add v9, v6\n    ret v7\n}\n");
+  return text;
+}
+
 // Shapes the generator does not make, which every allocator must allocate on
 // every target (the checker and the interpreter run on each result).
 TEST(RobustnessTest, WideBranchesRotatingParametersAndStackArgumentsAllocate) {
@@ -160,6 +196,8 @@ TEST(RobustnessTest, WideBranchesRotatingParametersAndStackArgumentsAllocate) {
       {"40 rotating i32 loop parameters", RotatingLoop(40, "i32")},
       {"20 rotating v128 loop parameters", RotatingLoop(20, "v128")},
       {"a call with 64 arguments", StackPassedArguments(32)},
+      {"a jump table of 8 targets, 3 values live", JumpTable(6, 3)},
+      {"a jump table of 14 targets, 20 values live", JumpTable(12, 20)},
   };
   for (int k = 2; k <= 8; ++k) shapes.push_back({absl::StrCat("copy cycles of ", k, " values"), CopyCycles(k)});
   for (const char* target : {"x86_64", "x86_64_win", "aarch64", "armv7"}) {
@@ -252,7 +290,48 @@ const Invalid kInvalid[] = {
      "v0 of type i64 is fixed to %xmm3, which is not an allocatable register of class gpr64"},
     {"empty block", "function %f() {\nblock0:\n    jump block1\nblock1:\n}\n", "block1: is empty"},
     {"branch to the entry", "function %f() {\nblock0:\n    jump block0\n}\n", "branch to the entry block"},
+    {"an f80 constant", "function %f() -> f80 {\nblock0:\n    v0 = const.f80 1\n    ret v0\n}\n",
+     "no f80 constants"},
+    {"arithmetic on f80", "function %f(i64) -> f80 {\nblock0(v0: i64):\n    v1 = load.f80 v0, 0\n    v2 = fadd v1, v1\n"
+     "    ret v2\n}\n",
+     "v2 has type f80, expected f32 or f64"},
+    {"an f80 in an xmm register", "function %f(i64) {\nblock0(v0: i64):\n    v1 = load.f80 v0, 0\n    v2@%xmm0 = copy v1\n    ret\n}\n",
+     "fixed to %xmm0, which is not an allocatable register of class x87"},
 };
+
+// x87 extended values (f80, the x86-64 long double LLVM keeps in fp0-fp6):
+// loaded, passed on the stack to a call, returned in fp0, rotated through loop
+// parameters and live across a call, under pressure of the seven registers.
+TEST(RobustnessTest, X87ValuesAllocateOnX86AndAreRefusedElsewhere) {
+  std::string text = "function %x87(i32, i32) -> f80 {\nblock0(v0: i32, v1: i32):\n";
+  std::string init, params, rotated;
+  const int n = 9;  // more than the seven x87 registers
+  for (int i = 0; i < n; ++i) {
+    absl::StrAppend(&text, "    v", 10 + i, " = load.f80 v0, ", 16 * i, "\n");
+    absl::StrAppend(&init, i ? ", " : "", "v", 10 + i);
+    absl::StrAppend(&params, i ? ", " : "", "v", 100 + i, ": f80");
+    absl::StrAppend(&rotated, ", v", 100 + (i + 1) % n);
+  }
+  absl::StrAppend(&text, "    v2 = const.i32 0\n    jump block1(v2, ", init, ")\n");
+  absl::StrAppend(&text, "block1(v3: i32, ", params, "):\n");
+  absl::StrAppend(&text, "    v4 = call.f80 %g(v100, v101, v3)\n    store v4, v0, 256\n");
+  absl::StrAppend(&text, "    v5 = copy v102\n    store v5, v0, 272\n");
+  absl::StrAppend(&text, "    v6 = const.i32 1\n    v7 = add v3, v6\n    v8 = cmp.lt v7, v1\n");
+  absl::StrAppend(&text, "    br v8, block1(v7", rotated, "), block2\nblock2:\n    ret v4\n}\n");
+  for (const char* target : {"x86_64", "x86_64_win"}) {
+    for (const std::string& p : Allocators()) {
+      Outcome r = RunOn(text, target, p);
+      ASSERT_TRUE(r.summary.ok()) << r.summary.status();
+      EXPECT_EQ(r.summary->failed, 0) << p << " on " << target << ":\n" << r.err;
+    }
+  }
+  for (const char* target : {"aarch64", "armv7"}) {
+    Outcome r = RunOn(text, target, "ssa");
+    ASSERT_TRUE(r.summary.ok()) << r.summary.status();
+    EXPECT_EQ(r.summary->failed, 1) << target;
+    EXPECT_THAT(r.err, HasSubstr("f80")) << target;
+  }
+}
 
 TEST(RobustnessTest, InvalidInputIsRejectedBeforeAnyPhase) {
   for (const Invalid& bad : kInvalid) {

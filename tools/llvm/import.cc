@@ -552,16 +552,28 @@ absl::Status Importer::TranslateBlock(const llvm::MachineBasicBlock& mbb) {
   }
   // The terminator.
   for (const llvm::MachineBasicBlock* s : mbb.successors()) ib.succs.push_back(block_index_[s->getNumber()]);
-  if (ib.succs.size() > 2) {
-    return Error(absl::StrCat("bb.", mbb.getNumber(), " has ", ib.succs.size(), " successors (a jump table or an indirect branch)"));
-  }
   if (ib.succs.empty() && terms.size() == 1 && terms[0]->isReturn() && !terms[0]->isCall()) {
     const llvm::MachineInstr& mi = *terms[0];
     IInst ret;
     ret.opcode = Opcode::kRet;
     for (const llvm::MachineOperand& mo : mi.operands()) {
       if (!mo.isReg() || !mo.getReg().isValid()) continue;
-      if (mo.isDef() || mo.getReg().isVirtual()) return InstError(mi, absl::StrCat("a return with operand ", RegName(mo.getReg())));
+      if (mo.isDef() || (mo.getReg().isVirtual() && mo.getSubReg() != 0)) {
+        return InstError(mi, absl::StrCat("a return with operand ", RegName(mo.getReg())));
+      }
+      if (mo.getReg().isVirtual()) {
+        // An x87 result: LLVM's stackifier moves it to st0 from wherever it is;
+        // legalization fixes it to the result register. Known by register, as
+        // a branch's operands are.
+        const unsigned vi = llvm::Register::virtReg2Index(mo.getReg());
+        if (current_[vi] < 0) {
+          RA_ASSIGN_OR_RETURN(current_[vi], Undefined(ib, vi));
+        }
+        IOp op{current_[vi]};
+        op.vreg = mo.getReg();
+        ret.uses.push_back(op);
+        continue;
+      }
       if (!mo.readsReg() || !Ours(mo.getReg()).has_value()) continue;
       std::optional<int> v = PhysVal(mo.getReg());
       if (!v.has_value()) return InstError(mi, absl::StrCat("returns ", RegName(mo.getReg()), ", which this block did not define"));
@@ -679,6 +691,7 @@ absl::StatusOr<Function> Importer::Emit() {
     const Val& g = vals_[Group(v)];
     const std::string& bank = target_->Bank(g.bank).name;
     if (bank == "gpr") return g.bits <= 32 ? Type::kI32 : Type::kI64;
+    if (bank == "x87") return Type::kF80;  // RFP32, RFP64 and RFP80 share fp0-fp6
     if (g.bits <= 32) return Type::kF32;
     if (g.bits <= 64) return Type::kF64;
     if (g.bits <= 128) return Type::kV128;
@@ -781,7 +794,7 @@ absl::StatusOr<Function> Importer::Emit() {
         results_set = true;
       }
       if (inst.opcode == Opcode::kBranch) {
-        d.num_targets = static_cast<uint8_t>(ib.succs.size());
+        d.targets.resize(ib.succs.size());
         for (size_t s = 0; s < ib.succs.size(); ++s) {
           const IBlock& to = blocks_[ib.succs[s]];
           d.targets[s].block = Block(ib.succs[s]);

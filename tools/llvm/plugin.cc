@@ -63,19 +63,18 @@ llvm::cl::opt<std::string> export_dir("regalloc-export-dir",
                                       llvm::cl::desc("regalloc export: the directory for NAME.ra and failures.tsv"),
                                       llvm::cl::init(""));
 
-class ExportPass : public llvm::MachineFunctionPass {
+// A pass in the register-allocation slot that can hand a function to greedy: it
+// requires what greedy requires (slot indexes, live intervals, the virtual
+// register map, ...) and lends greedy its own analysis resolver.
+class RegAllocSlotPass : public llvm::MachineFunctionPass {
  public:
-  static char ID;
-  ExportPass() : llvm::MachineFunctionPass(ID), greedy_(llvm::createGreedyRegisterAllocator()) {}
+  explicit RegAllocSlotPass(char& id) : llvm::MachineFunctionPass(id), greedy_(llvm::createGreedyRegisterAllocator()) {}
 
   // Greedy shares our resolver, and ~Pass deletes its resolver: greedy is let go
   // unfreed, or the resolver would be freed twice.
-  ~ExportPass() override { greedy_.release(); }
-
-  llvm::StringRef getPassName() const override { return "regalloc export, then greedy"; }
+  ~RegAllocSlotPass() override { greedy_.release(); }
 
   void getAnalysisUsage(llvm::AnalysisUsage& au) const override {
-    au.setPreservesCFG();
     au.addRequired<llvm::SlotIndexesWrapperPass>();
     au.addPreserved<llvm::SlotIndexesWrapperPass>();
     au.addRequired<llvm::LiveIntervalsWrapperPass>();
@@ -93,10 +92,26 @@ class ExportPass : public llvm::MachineFunctionPass {
     return llvm::MachineFunctionProperties().set(llvm::MachineFunctionProperties::Property::IsSSA);
   }
 
-  bool runOnMachineFunction(llvm::MachineFunction& mf) override {
-    Export(mf);
+ protected:
+  bool Greedy(llvm::MachineFunction& mf) {
     greedy_->setResolver(getResolver());
     return greedy_->runOnFunction(mf.getFunction());
+  }
+
+ private:
+  std::unique_ptr<llvm::FunctionPass> greedy_;
+};
+
+class ExportPass : public RegAllocSlotPass {
+ public:
+  static char ID;
+  ExportPass() : RegAllocSlotPass(ID) {}
+
+  llvm::StringRef getPassName() const override { return "regalloc export, then greedy"; }
+
+  bool runOnMachineFunction(llvm::MachineFunction& mf) override {
+    Export(mf);
+    return Greedy(mf);
   }
 
  private:
@@ -122,8 +137,6 @@ class ExportPass : public llvm::MachineFunctionPass {
         << PrintFunction(imported->func, target);
     if (!out) llvm::errs() << "regalloc export: cannot write " << path << "\n";
   }
-
-  std::unique_ptr<llvm::FunctionPass> greedy_;
 };
 
 char ExportPass::ID = 0;
@@ -160,31 +173,12 @@ std::string Reason(absl::string_view stage, const absl::Status& status) {
   return out;
 }
 
-class AllocatorPass : public llvm::MachineFunctionPass {
+class AllocatorPass : public RegAllocSlotPass {
  public:
   static char ID;
-  explicit AllocatorPass(Family family)
-      : llvm::MachineFunctionPass(ID), family_(family), greedy_(llvm::createGreedyRegisterAllocator()) {}
-  ~AllocatorPass() override { greedy_.release(); }  // see ExportPass
+  explicit AllocatorPass(Family family) : RegAllocSlotPass(ID), family_(family) {}
 
   llvm::StringRef getPassName() const override { return name(); }
-
-  void getAnalysisUsage(llvm::AnalysisUsage& au) const override {
-    au.addRequired<llvm::SlotIndexesWrapperPass>();
-    au.addPreserved<llvm::SlotIndexesWrapperPass>();
-    au.addRequired<llvm::LiveIntervalsWrapperPass>();
-    au.addPreserved<llvm::LiveIntervalsWrapperPass>();
-    au.addRequired<llvm::VirtRegMap>();
-    au.addPreserved<llvm::VirtRegMap>();
-    greedy_->getAnalysisUsage(au);
-    llvm::MachineFunctionPass::getAnalysisUsage(au);
-  }
-  llvm::MachineFunctionProperties getRequiredProperties() const override {
-    return llvm::MachineFunctionProperties().set(llvm::MachineFunctionProperties::Property::NoPHIs);
-  }
-  llvm::MachineFunctionProperties getClearedProperties() const override {
-    return llvm::MachineFunctionProperties().set(llvm::MachineFunctionProperties::Property::IsSSA);
-  }
 
   bool runOnMachineFunction(llvm::MachineFunction& mf) override {
     std::string stage;
@@ -196,14 +190,16 @@ class AllocatorPass : public llvm::MachineFunctionPass {
     ++fallbacks_[Reason(stage, status)];
     ++fallen_back_;
     if (log_fallbacks) llvm::errs() << "regalloc " << name() << ": greedy allocates " << mf.getName() << ": " << stage << ": " << std::string(status.message()) << "\n";
-    greedy_->setResolver(getResolver());
-    return greedy_->runOnFunction(mf.getFunction());
+    return Greedy(mf);
   }
 
   bool doFinalization(llvm::Module& m) override {
     if (print_stats) {
       llvm::errs() << "regalloc " << name() << ": " << allocated_ << " functions allocated, " << fallen_back_
                    << " fell back to greedy\n";
+      llvm::errs() << "regalloc " << name() << ": written back: " << written_.copies << " copies, " << written_.stores
+                   << " stores, " << written_.loads << " loads, " << written_.stack_moves << " stack moves, "
+                   << written_.split_edges << " split edges (" << written_.jump_table_edges << " out of jump tables)\n";
       for (const auto& [reason, count] : fallbacks_) llvm::errs() << "  " << count << "\t" << reason << "\n";
     }
     return llvm::MachineFunctionPass::doFinalization(m);
@@ -246,17 +242,23 @@ class AllocatorPass : public llvm::MachineFunctionPass {
     RA_RETURN_IF_ERROR(checker_.Run(allocated, *target));
     RA_RETURN_IF_ERROR(CheckKeepsOriginal(imported.func, allocated, *target));
     stage = "write-back";
-    RA_RETURN_IF_ERROR(WriteBack(allocated, imported, *target, mf, *this).status());
+    RA_ASSIGN_OR_RETURN(WriteBackStats written, WriteBack(allocated, imported, *target, mf, *this));
+    written_.copies += written.copies;
+    written_.stores += written.stores;
+    written_.loads += written.loads;
+    written_.stack_moves += written.stack_moves;
+    written_.split_edges += written.split_edges;
+    written_.jump_table_edges += written.jump_table_edges;
     return absl::OkStatus();
   }
 
   Family family_;
-  std::unique_ptr<llvm::FunctionPass> greedy_;
   SsaAllocator ssa_;
   LsraAllocator lsra_;
   ChaitinAllocator chaitin_;
   PackingAllocator packing_;
   AllocationChecker checker_;
+  WriteBackStats written_;  // totals over the functions allocated
   int allocated_ = 0;
   int fallen_back_ = 0;
   std::map<std::string, int> fallbacks_;

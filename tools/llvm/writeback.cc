@@ -14,10 +14,13 @@
 #include "llvm/CodeGen/MachineBasicBlock.h"
 #include "llvm/CodeGen/MachineBlockFrequencyInfo.h"
 #include "llvm/CodeGen/MachineBranchProbabilityInfo.h"
+#include "llvm/CodeGen/MachineDominators.h"
 #include "llvm/CodeGen/MachineFrameInfo.h"
 #include "llvm/CodeGen/MachineFunction.h"
 #include "llvm/CodeGen/MachineInstr.h"
 #include "llvm/CodeGen/MachineInstrBuilder.h"
+#include "llvm/CodeGen/MachineJumpTableInfo.h"
+#include "llvm/CodeGen/MachineLoopInfo.h"
 #include "llvm/CodeGen/MachineRegisterInfo.h"
 #include "llvm/CodeGen/TargetInstrInfo.h"
 #include "llvm/CodeGen/TargetOpcodes.h"
@@ -38,10 +41,12 @@ struct Step {
   Kind kind = Kind::kPlace;
   llvm::MachineInstr* mi = nullptr;  // kPlace
   unsigned dst = 0;                  // kCopy, kLoad, kImplicitDef; kStackMove: the register it goes through
-  unsigned src = 0;                  // kCopy, kStore
+  unsigned src = 0;                  // kCopy, kStore; kStackMove: the whole register, saved around it
   int slot = -1;                     // kStore, kLoad; kStackMove: the destination
   int from_slot = -1;                // kStackMove: the source
   const llvm::TargetRegisterClass* rc = nullptr;
+  const llvm::TargetRegisterClass* save_rc = nullptr;  // kStackMove: the class `src` is saved in
+  bool plain_copy = false;                              // kCopy: a COPY, not copyPhysReg
 };
 
 // A machine operand's new register. `whole` is the register a sub-register def
@@ -59,6 +64,7 @@ struct Split {
   int block;  // our block on the edge
   llvm::MachineBasicBlock* from;
   llvm::MachineBasicBlock* to;
+  int jump_table = -1;  // the jump table `from` dispatches through (LLVM cannot split such an edge itself)
 };
 
 llvm::MVT MachineType(Type t) {
@@ -69,6 +75,7 @@ llvm::MVT MachineType(Type t) {
     case Type::kF32: return llvm::MVT::f32;
     case Type::kF64: return llvm::MVT::f64;
     case Type::kV128: return llvm::MVT::v2i64;
+    case Type::kF80: return llvm::MVT::f80;
   }
   return llvm::MVT::Other;
 }
@@ -168,6 +175,11 @@ class Writer {
   llvm::MachineRegisterInfo& mri_;
   llvm::LiveIntervals* lis_ = nullptr;
 
+  // An edge LLVM will not split because `from` ends in an indirect branch: the
+  // jump table behind it, when one can be redirected (error otherwise).
+  absl::StatusOr<int> JumpTableOf(const llvm::MachineBasicBlock& from, const llvm::MachineBasicBlock& to) const;
+  llvm::MachineBasicBlock* SplitJumpTableEdge(llvm::MachineBasicBlock& from, llvm::MachineBasicBlock& to, int table);
+
   std::vector<Split> splits_;
   std::vector<std::pair<int, std::vector<Step>>> blocks_;  // our block (layout order), its steps
   std::vector<OperandWrite> writes_;
@@ -188,6 +200,9 @@ absl::Status Writer::PlanMove(Location dst, Location src, Type type, std::vector
     RA_ASSIGN_OR_RETURN(s.src, Llvm(src.reg()));
     if (s.dst == s.src) return absl::OkStatus();
     s.kind = Step::Kind::kCopy;
+    // x87 registers have no copy instruction before LLVM's stackifier, which
+    // turns a COPY between them into stack operations.
+    s.plain_copy = type == Type::kF80;
   } else if (dst.IsStack() && src.IsReg()) {
     s.kind = Step::Kind::kStore;
     RA_ASSIGN_OR_RETURN(s.src, Llvm(src.reg()));
@@ -200,13 +215,25 @@ absl::Status Writer::PlanMove(Location dst, Location src, Type type, std::vector
     s.slot = static_cast<int>(src.slot().index());
   } else {
     if (dst == src) return absl::OkStatus();
-    std::optional<RegClass> cls = target_.ClassFor(type);
-    if (!cls.has_value() || target_.Class(*cls).allocation_order.empty()) {
+    // Through the first register of the bank, saved and restored whole around
+    // the move (it may hold a wider value than the one moved). An f80 moves as
+    // the 16 bytes of its slot through an XMM register: an x87 register that
+    // holds nothing cannot be saved.
+    const Type moved = type == Type::kF80 ? Type::kV128 : type;
+    const Type wide_type = IsInteger(moved) ? Type::kI64 : Type::kV128;
+    std::optional<RegClass> cls = target_.ClassFor(moved);
+    std::optional<RegClass> wide_cls = target_.ClassFor(wide_type);
+    if (!cls.has_value() || !wide_cls.has_value() || target_.Class(*wide_cls).allocation_order.empty()) {
       return Error(absl::StrCat("no register for a ", TypeName(type), " stack-to-stack move"));
     }
+    const PReg wide = target_.Class(*wide_cls).allocation_order.front();
+    std::optional<PReg> view = target_.View(wide, *cls);
+    if (!view.has_value()) return Error(absl::StrCat("no view of %", target_.RegName(wide), " for a ", TypeName(type), " stack-to-stack move"));
     s.kind = Step::Kind::kStackMove;
-    RA_ASSIGN_OR_RETURN(s.dst, Llvm(target_.Class(*cls).allocation_order.front()));
-    RA_ASSIGN_OR_RETURN(s.rc, ClassOf(s.dst, type));
+    RA_ASSIGN_OR_RETURN(s.dst, Llvm(*view));
+    RA_ASSIGN_OR_RETURN(s.rc, ClassOf(s.dst, moved));
+    RA_ASSIGN_OR_RETURN(s.src, Llvm(wide));
+    RA_ASSIGN_OR_RETURN(s.save_rc, ClassOf(s.src, wide_type));
     s.slot = static_cast<int>(dst.slot().index());
     s.from_slot = static_cast<int>(src.slot().index());
   }
@@ -261,8 +288,11 @@ absl::Status Writer::PlanBlock(Block b, std::vector<Step>& steps) {
         steps.push_back(s);
         break;
       }
-      case Opcode::kBranch: {
-        if (!original) return Error(absl::StrCat("a branch in block ", b.index(), ", which the allocation added"));
+      case Opcode::kBranch:
+      case Opcode::kRet: {
+        // A return's operands are fixed registers the machine instruction
+        // already names, or (x87 results) virtual registers known by register.
+        if (!original) return Error(absl::StrCat("a ", OpcodeName(d.opcode), " in block ", b.index(), ", which the allocation added"));
         const std::vector<OperandOrigin>& from = origins_.operands[i.index()];
         std::vector<std::pair<unsigned, unsigned>>& regs = branch_regs_[b.index()];
         for (size_t k = 0; k < from.size() && k < ops.size(); ++k) {
@@ -284,7 +314,6 @@ absl::Status Writer::PlanBlock(Block b, std::vector<Step>& steps) {
         }
         break;
       }
-      case Opcode::kRet:
       case Opcode::kJump:
         break;
       case Opcode::kMove:
@@ -331,7 +360,7 @@ absl::Status Writer::Plan() {
     laid_out[b.index()] = true;
     if (f_.block(b).insts.empty()) return Error(absl::StrCat("block ", b.index(), " is empty"));
     const InstData& d = f_.inst(f_.block(b).insts.back());
-    for (int t = 0; t < d.num_targets; ++t) {
+    for (int t = 0; t < d.num_targets(); ++t) {
       ++preds[d.targets[t].block.index()];
       pred[d.targets[t].block.index()] = static_cast<int>(b.index());
     }
@@ -348,13 +377,17 @@ absl::Status Writer::Plan() {
     }
     llvm::MachineBasicBlock* from = origins_.blocks[pred[b.index()]];
     llvm::MachineBasicBlock* to = origins_.blocks[d.targets[0].block.index()];
-    if (!from->isSuccessor(to) || !from->canSplitCriticalEdge(to)) {
-      return Error(absl::StrCat("LLVM cannot split the edge bb.", from->getNumber(), " -> bb.", to->getNumber()));
+    if (!from->isSuccessor(to)) {
+      return Error(absl::StrCat("block ", b.index(), " is on no edge: bb.", to->getNumber(), " does not follow bb.", from->getNumber()));
+    }
+    int jump_table = -1;
+    if (!from->canSplitCriticalEdge(to)) {
+      RA_ASSIGN_OR_RETURN(jump_table, JumpTableOf(*from, *to));
     }
     for (const Split& s : splits_) {
       if (s.from == from && s.to == to) return Error(absl::StrCat("two blocks on the edge bb.", from->getNumber(), " -> bb.", to->getNumber()));
     }
-    splits_.push_back(Split{static_cast<int>(b.index()), from, to});
+    splits_.push_back(Split{static_cast<int>(b.index()), from, to, jump_table});
   }
   for (Block b : f_.layout()) {
     blocks_.emplace_back(static_cast<int>(b.index()), std::vector<Step>());
@@ -382,6 +415,72 @@ absl::Status Writer::Plan() {
     }
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<int> Writer::JumpTableOf(const llvm::MachineBasicBlock& from, const llvm::MachineBasicBlock& to) const {
+  const std::string edge = absl::StrCat("bb.", from.getNumber(), " -> bb.", to.getNumber());
+  const llvm::MachineJumpTableInfo* jti = mf_.getJumpTableInfo();
+  if (from.empty() || !from.back().isIndirectBranch() || jti == nullptr || to.isEHPad()) {
+    return Error(absl::StrCat("LLVM cannot split the edge ", edge));
+  }
+  // The jump table is found by its destinations, not by an operand: the address
+  // of the table may have been computed in another block (hoisted out of a loop).
+  // It must be the only table with from's successors, and from the only block
+  // that jumps through such a table, so that redirecting its entry for `to`
+  // changes this edge and no other.
+  absl::flat_hash_set<const llvm::MachineBasicBlock*> succs(from.succ_begin(), from.succ_end());
+  auto same_destinations = [&](const std::vector<llvm::MachineBasicBlock*>& dests) {
+    absl::flat_hash_set<const llvm::MachineBasicBlock*> d(dests.begin(), dests.end());
+    return d == succs;
+  };
+  int table = -1;
+  const std::vector<llvm::MachineJumpTableEntry>& tables = jti->getJumpTables();
+  for (size_t t = 0; t < tables.size(); ++t) {
+    if (!same_destinations(tables[t].MBBs)) continue;
+    if (table >= 0) return Error(absl::StrCat("two jump tables could be behind the edge ", edge));
+    table = static_cast<int>(t);
+  }
+  if (table < 0) return Error(absl::StrCat("the indirect branch of bb.", from.getNumber(), " uses no jump table (computed goto): cannot split the edge ", edge));
+  for (const llvm::MachineBasicBlock& mbb : mf_) {
+    if (&mbb == &from || mbb.empty() || !mbb.back().isIndirectBranch()) continue;
+    absl::flat_hash_set<const llvm::MachineBasicBlock*> other(mbb.succ_begin(), mbb.succ_end());
+    if (other == succs) return Error(absl::StrCat("bb.", mbb.getNumber(), " may share the jump table of bb.", from.getNumber(), ": cannot split the edge ", edge));
+  }
+  return table;
+}
+
+llvm::MachineBasicBlock* Writer::SplitJumpTableEdge(llvm::MachineBasicBlock& from, llvm::MachineBasicBlock& to, int table) {
+  llvm::MachineBasicBlock* mid = mf_.CreateMachineBasicBlock();
+  // `from` ends in an indirect branch: nothing falls through from it into its layout successor.
+  mf_.insert(std::next(from.getIterator()), mid);
+  from.replaceSuccessor(&to, mid);
+  mid->addSuccessor(&to);
+  mf_.getJumpTableInfo()->ReplaceMBBInJumpTable(static_cast<unsigned>(table), &to, mid);
+  if (lis_ != nullptr) lis_->insertMBBInMaps(mid);  // while empty
+  tii_.insertBranch(*mid, &to, nullptr, {}, llvm::DebugLoc());
+  if (lis_ != nullptr) {
+    for (llvm::MachineInstr& mi : *mid) lis_->InsertMachineInstrInMaps(mi);
+  }
+  if (auto* w = pass_.getAnalysisIfAvailable<llvm::MachineDominatorTreeWrapperPass>()) {
+    w->getDomTree().recordSplitCriticalEdge(&from, &to, mid);
+  }
+  // The new block belongs to the innermost loop holding both ends (as
+  // MachineBasicBlock::SplitCriticalEdge decides).
+  if (auto* w = pass_.getAnalysisIfAvailable<llvm::MachineLoopInfoWrapperPass>()) {
+    llvm::MachineLoopInfo& loops = w->getLI();
+    llvm::MachineLoop* from_loop = loops.getLoopFor(&from);
+    llvm::MachineLoop* to_loop = loops.getLoopFor(&to);
+    if (from_loop != nullptr && to_loop != nullptr) {
+      if (from_loop == to_loop || from_loop->contains(to_loop)) {
+        from_loop->addBasicBlockToLoop(mid, loops);
+      } else if (to_loop->contains(from_loop)) {
+        to_loop->addBasicBlockToLoop(mid, loops);
+      } else if (llvm::MachineLoop* parent = to_loop->getParentLoop()) {
+        parent->addBasicBlockToLoop(mid, loops);
+      }
+    }
+  }
+  return mid;
 }
 
 int Writer::FrameIndex(int slot, const llvm::TargetRegisterClass* rc) {
@@ -412,11 +511,13 @@ void Writer::Apply() {
   auto* mbfi = pass_.getAnalysisIfAvailable<llvm::MachineBlockFrequencyInfoWrapperPass>();
   auto* mbpi = pass_.getAnalysisIfAvailable<llvm::MachineBranchProbabilityInfoWrapperPass>();
   for (const Split& s : splits_) {
-    llvm::MachineBasicBlock* mid = s.from->SplitCriticalEdge(s.to, pass_);
+    llvm::MachineBasicBlock* mid =
+        s.jump_table >= 0 ? SplitJumpTableEdge(*s.from, *s.to, s.jump_table) : s.from->SplitCriticalEdge(s.to, pass_);
     if (mid == nullptr) llvm::report_fatal_error("regalloc write-back: an edge LLVM said it could split did not split");
     if (mbfi != nullptr && mbpi != nullptr) mbfi->getMBFI().onEdgeSplit(*s.from, *mid, mbpi->getMBPI());
     mbb_of[s.block] = mid;
     ++stats_.split_edges;
+    if (s.jump_table >= 0) ++stats_.jump_table_edges;
   }
   const llvm::DebugLoc dl;
   for (const auto& [b, steps] : blocks_) {
@@ -434,7 +535,13 @@ void Writer::Apply() {
           }
           break;
         case Step::Kind::kCopy:
-          Insert(mbb, pos, [&] { tii_.copyPhysReg(mbb, pos, dl, s.dst, s.src, false); });
+          Insert(mbb, pos, [&] {
+            if (s.plain_copy) {
+              llvm::BuildMI(mbb, pos, dl, tii_.get(llvm::TargetOpcode::COPY), s.dst).addReg(s.src);
+            } else {
+              tii_.copyPhysReg(mbb, pos, dl, s.dst, s.src, false);
+            }
+          });
           ++stats_.copies;
           break;
         case Step::Kind::kStore:
@@ -453,16 +560,16 @@ void Writer::Apply() {
             extra_slot_size_.push_back(16);
             emergency_slot_ = f_.num_stack_slots() + static_cast<int>(extra_slot_size_.size()) - 1;
           }
-          const int save = FrameIndex(emergency_slot_, s.rc);
+          const int save = FrameIndex(emergency_slot_, s.save_rc);
           Insert(mbb, pos, [&] {
-            // Whatever the register holds (maybe nothing: an undef read) is kept.
-            tii_.storeRegToStackSlot(mbb, pos, s.dst, false, save, s.rc, &tri_, llvm::Register());
+            // Whatever the whole register holds (maybe nothing: an undef read) is kept.
+            tii_.storeRegToStackSlot(mbb, pos, s.src, false, save, s.save_rc, &tri_, llvm::Register());
             for (llvm::MachineOperand& mo : std::prev(pos)->operands()) {
-              if (mo.isReg() && mo.isUse() && mo.getReg() == s.dst) mo.setIsUndef(true);
+              if (mo.isReg() && mo.isUse() && mo.getReg() == s.src) mo.setIsUndef(true);
             }
             tii_.loadRegFromStackSlot(mbb, pos, s.dst, FrameIndex(s.from_slot, s.rc), s.rc, &tri_, llvm::Register());
             tii_.storeRegToStackSlot(mbb, pos, s.dst, false, FrameIndex(s.slot, s.rc), s.rc, &tri_, llvm::Register());
-            tii_.loadRegFromStackSlot(mbb, pos, s.dst, save, s.rc, &tri_, llvm::Register());
+            tii_.loadRegFromStackSlot(mbb, pos, s.src, save, s.save_rc, &tri_, llvm::Register());
           });
           ++stats_.stack_moves;
           stats_.stores += 2;
@@ -562,6 +669,13 @@ void Writer::Apply() {
   for (llvm::MachineBasicBlock& mbb : mf_) order.push_back(&mbb);
   std::reverse(order.begin(), order.end());
   llvm::fullyRecomputeLiveIns(order);
+  // LLVM's x87 stackifier pops a register at its last use, and needs kill and
+  // dead flags to know where that is: recomputed from the live-ins just made.
+  bool x87 = false;
+  for (int v = 0; v < f_.num_values() && !x87; ++v) x87 = f_.ValueExists(Value(v)) && f_.value_type(Value(v)) == Type::kF80;
+  if (x87) {
+    for (llvm::MachineBasicBlock* mbb : order) llvm::recomputeLivenessFlags(*mbb);
+  }
 }
 
 }  // namespace

@@ -19,9 +19,13 @@
 //   allocated function; the copies the import folded away are deleted.
 // - A block the allocation added on an edge becomes a machine block
 //   (MachineBasicBlock::SplitCriticalEdge, which fixes the branches); block
-//   frequencies follow.
+//   frequencies follow. On an edge out of a jump table's indirect branch, which
+//   LLVM does not split, the new block takes the successor's place in the table
+//   (when no other block can jump through that table; an error otherwise, as for
+//   a computed goto).
 // - Afterwards the function has no virtual-register operand, its blocks list
-//   their physical live-ins, kill flags are gone, slot indexes cover every
+//   their physical live-ins, kill flags are gone (recomputed, with dead flags,
+//   where x87 values are: LLVM's stackifier pops at last uses), slot indexes cover every
 //   instruction and the live intervals of the function's registers are dropped
 //   (nothing after register allocation reads them). Callee-saved registers the
 //   allocation uses are defined by operands, so prologue/epilogue insertion
@@ -52,6 +56,7 @@ struct WriteBackStats {
   int loads = 0;           // loadRegFromStackSlot
   int stack_moves = 0;     // stack-to-stack moves, through a saved register
   int split_edges = 0;     // machine blocks added on edges
+  int jump_table_edges = 0;  // of which on an edge out of a jump table (the table redirected)
   int frame_indices = 0;   // spill slots made
   int deleted = 0;         // copies the import folded away
 };

@@ -1,4 +1,4 @@
-/* Switches: a compare tree, a jump table (left to greedy: more than two successors). */
+/* Switches: a compare tree, a jump table (an opaque branch with a target per destination). */
 int small_switch(int x, int y) {
   switch (x) {
     case 1: return y + 5;
