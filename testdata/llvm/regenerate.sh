@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates x86_64.ra and aarch64.ra from src/*.c: clang-19 -O2, then llc-19 with
-# the plugin's export (tools/llvm). Functions the import leaves to greedy (a jump
-# table) are listed on stderr and not in the corpus. Run from anywhere:
+# the plugin's export (tools/llvm). Functions the import leaves to greedy (a
+# high-byte read, setjmp) are listed on stderr and not in the corpus. Run from anywhere:
 #   testdata/llvm/regenerate.sh
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"

@@ -420,8 +420,11 @@ absl::Status Writer::Plan() {
 absl::StatusOr<int> Writer::JumpTableOf(const llvm::MachineBasicBlock& from, const llvm::MachineBasicBlock& to) const {
   const std::string edge = absl::StrCat("bb.", from.getNumber(), " -> bb.", to.getNumber());
   const llvm::MachineJumpTableInfo* jti = mf_.getJumpTableInfo();
-  if (from.empty() || !from.back().isIndirectBranch() || jti == nullptr || to.isEHPad()) {
+  if (from.empty() || !from.back().isIndirectBranch() || to.isEHPad()) {
     return Error(absl::StrCat("LLVM cannot split the edge ", edge));
+  }
+  if (jti == nullptr) {
+    return Error(absl::StrCat("the indirect branch of bb.", from.getNumber(), " uses no jump table (computed goto): cannot split the edge ", edge));
   }
   // The jump table is found by its destinations, not by an operand: the address
   // of the table may have been computed in another block (hoisted out of a loop).
