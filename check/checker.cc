@@ -786,6 +786,22 @@ absl::Status AllocationChecker::Run(const Function& func, const Target& target) 
 
 absl::Status CheckAllocation(const Function& func, const Target& target) { return AllocationChecker().Run(func, target); }
 
+MoveKind ClassifyMove(const Function& func, Inst i) {
+  const InstData& d = func.inst(i);
+  if (!IsMoveLike(d.opcode) && d.opcode != Opcode::kCopy) return MoveKind::kNone;
+  absl::Span<const Operand> ops = func.operands(i);
+  bool moving = false;
+  for (size_t k = 0; k < ops.size() / 2; ++k) moving |= ops[k].location() != ops[ops.size() / 2 + k].location();
+  if (!moving) return MoveKind::kNone;
+  if (d.opcode == Opcode::kSpill) return MoveKind::kSpill;
+  if (d.opcode == Opcode::kReload) return MoveKind::kReload;
+  if (d.opcode == Opcode::kCopy && ops[1].location().IsStack() != ops[0].location().IsStack()) {
+    // A copy between the stack and a register is a store or a load.
+    return ops[0].location().IsStack() ? MoveKind::kSpill : MoveKind::kReload;
+  }
+  return MoveKind::kMove;
+}
+
 AllocationCost MeasureAllocation(const Function& func) {
   AllocationCost cost;
   ControlFlowGraph cfg(func);
@@ -794,21 +810,11 @@ AllocationCost MeasureAllocation(const Function& func) {
   for (Block b : func.layout()) {
     int64_t weight = loops.Weight(b);
     for (Inst i : func.block(b).insts) {
-      const InstData& d = func.inst(i);
-      if (!IsMoveLike(d.opcode) && d.opcode != Opcode::kCopy) continue;
-      absl::Span<const Operand> ops = func.operands(i);
-      bool moving = false;
-      for (size_t k = 0; k < ops.size() / 2; ++k) moving |= ops[k].location() != ops[ops.size() / 2 + k].location();
-      if (!moving) continue;
-      if (d.opcode == Opcode::kSpill) {
-        ++cost.spills;
-      } else if (d.opcode == Opcode::kReload) {
-        ++cost.reloads;
-      } else if (d.opcode == Opcode::kCopy && ops[1].location().IsStack() != ops[0].location().IsStack()) {
-        // A copy between the stack and a register is a store or a load.
-        ++(ops[0].location().IsStack() ? cost.spills : cost.reloads);
-      } else {
-        ++cost.moves;
+      switch (ClassifyMove(func, i)) {
+        case MoveKind::kNone: continue;
+        case MoveKind::kSpill: ++cost.spills; break;
+        case MoveKind::kReload: ++cost.reloads; break;
+        case MoveKind::kMove: ++cost.moves; break;
       }
       cost.weighted += weight;
     }
@@ -852,6 +858,25 @@ bool SameComputation(const Function& original, Inst a, const Function& allocated
 }
 
 }  // namespace
+
+std::vector<Inst> MatchOriginal(const Function& original, const Function& allocated) {
+  std::vector<Inst> match(allocated.num_insts());
+  const std::vector<uint8_t> computed = ComputedValues(original);
+  for (Block b : original.layout()) {
+    if (!allocated.BlockExists(b) || !allocated.block(b).in_layout) continue;
+    const std::vector<Inst>& got = allocated.block(b).insts;
+    size_t g = 0;
+    for (Inst want : original.block(b).insts) {
+      if (IsMoveLike(original.inst(want).opcode)) continue;
+      size_t h = g;
+      while (h < got.size() && Added(computed, allocated, got[h]) && !SameComputation(original, want, allocated, got[h])) ++h;
+      if (h == got.size() || !SameComputation(original, want, allocated, got[h])) continue;
+      match[got[h].index()] = want;
+      g = h + 1;
+    }
+  }
+  return match;
+}
 
 absl::Status CheckKeepsOriginal(const Function& original, const Function& allocated, const Target& target) {
   auto where = [&](Block b, size_t k, const Function& f, Inst i) {

@@ -116,6 +116,11 @@ struct AllocationCost {
 };
 AllocationCost MeasureAllocation(const Function& func);
 
+// How MeasureAllocation counts one instruction: not at all (not moving, or not
+// a move-like or copy), or as a spill, a reload or a move.
+enum class MoveKind : uint8_t { kNone, kSpill, kReload, kMove };
+MoveKind ClassifyMove(const Function& func, Inst i);
+
 // That the allocation kept what the original does, in order: per block of the
 // original (same id in the allocation), the same instructions that are not
 // move-like, by opcode, immediate, condition, defined values and operand
@@ -126,6 +131,11 @@ AllocationCost MeasureAllocation(const Function& func);
 // side effect and every computed value is still there (deleting a store, or a
 // dead copy with its spill and reload, passes the first and fails this).
 absl::Status CheckKeepsOriginal(const Function& original, const Function& allocated, const Target& target);
+
+// For each instruction id of `allocated`, the instruction of `original` it is
+// (matched as CheckKeepsOriginal matches them), or an invalid Inst for one the
+// allocation added (or one that matches nothing: run CheckKeepsOriginal to know).
+std::vector<Inst> MatchOriginal(const Function& original, const Function& allocated);
 
 }  // namespace regalloc
 

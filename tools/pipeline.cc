@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <sstream>
 
@@ -23,6 +24,7 @@
 #include "ssa/verifier.h"
 #include "testdata/corpus.h"
 #include "tools/dump.h"
+#include "tools/html.h"
 #include "check/generator.h"
 #include "tools/phases.h"
 
@@ -123,7 +125,12 @@ std::string Micros(absl::Duration d) { return absl::StrFormat("%.1f", absl::ToDo
 
 }  // namespace
 
-absl::StatusOr<PipelineSummary> RunPipeline(const PipelineOptions& o, std::ostream& out, std::ostream& err) {
+namespace {
+
+// One pipeline over the input; with `html`, a chart of every allocation (the
+// report is made for the input's target on first use).
+absl::StatusOr<PipelineSummary> RunOne(const PipelineOptions& o, std::ostream& out, std::ostream& err,
+                                       std::unique_ptr<HtmlReport>* html) {
   const PhaseRegistry& registry = PhaseRegistry::Default();
   std::vector<std::string> names = SplitPhaseList(o.phases);
   if (!names.empty() && !o.pipeline.empty()) {
@@ -163,6 +170,9 @@ absl::StatusOr<PipelineSummary> RunPipeline(const PipelineOptions& o, std::ostre
   }
   RA_ASSIGN_OR_RETURN(Input input, LoadInput(o));
   const Target& target = *input.target;
+  if (html != nullptr && *html == nullptr) *html = std::make_unique<HtmlReport>(target);
+  const std::string label = o.pipeline.empty() ? (o.phases.empty() ? std::string(kDefaultPipeline) : absl::StrJoin(names, ","))
+                                               : o.pipeline;
 
   PipelineSummary summary;
   summary.functions = static_cast<int>(input.functions.size());
@@ -204,6 +214,12 @@ absl::StatusOr<PipelineSummary> RunPipeline(const PipelineOptions& o, std::ostre
       }
     }
     bool dumped = false;
+    // For a picture: the function every pipeline starts from, legalized (so that
+    // the charts of several pipelines line up on its program points).
+    std::optional<Function> before;
+    const bool legalizes = std::any_of(phases->begin(), phases->end(),
+                                       [](const PhaseCall& c) { return c.phase->name == "legalize"; });
+    if (html != nullptr && !legalizes) before = state.function;
     bool dumps = o.print || std::any_of(phases->begin(), phases->end(),
                                         [](const PhaseCall& p) { return p.phase->name == "print"; });
     for (const PhaseCall& call : *phases) {
@@ -223,6 +239,7 @@ absl::StatusOr<PipelineSummary> RunPipeline(const PipelineOptions& o, std::ostre
         break;
       }
       state.phases_run.push_back(call.text);
+      if (html != nullptr && p->name == "legalize") before = state.function;
       // A phase that changes the function makes a recorded liveness stale (a
       // dump with it would not load): drop the record.
       if (std::count(p->invalidates.begin(), p->invalidates.end(), "liveness")) state.liveness = LivenessRecord();
@@ -232,6 +249,19 @@ absl::StatusOr<PipelineSummary> RunPipeline(const PipelineOptions& o, std::ostre
       }
     }
     if (o.print) printed << PrintFunction(state.function, target) << state.liveness.printed << state.lsra_printed << "\n";
+    if (html != nullptr) {
+      std::vector<std::pair<std::string, absl::Duration>> timed;
+      for (size_t i = 0; i < times[fi].size() && i < names.size(); ++i) timed.emplace_back(names[i], times[fi][i]);
+      if (before.has_value() && status[fi] == "ok") {
+        if (absl::Status s = (*html)->Add(label, *before, state.function, std::move(timed), status[fi]); !s.ok()) {
+          err << "%" << f.name() << ": --html: " << s.message() << "\n";
+          (*html)->AddFailure(label, *before, absl::StrCat("no picture: ", s.message()));
+        }
+      } else {
+        (*html)->AddFailure(label, before.has_value() ? *before : state.function,
+                            status[fi] == "ok" ? std::string("no allocating phase") : status[fi]);
+      }
+    }
     if (progress) {
       int width = 40;
       int done = static_cast<int>((fi + 1) * width / input.functions.size());
@@ -319,6 +349,39 @@ absl::StatusOr<PipelineSummary> RunPipeline(const PipelineOptions& o, std::ostre
     } else {
       RA_RETURN_IF_ERROR(WriteDumpFile(path, target, input.target_options, input.functions));
     }
+  }
+  return summary;
+}
+
+}  // namespace
+
+absl::StatusOr<PipelineSummary> RunPipeline(const PipelineOptions& o, std::ostream& out, std::ostream& err) {
+  std::unique_ptr<HtmlReport> html;
+  std::unique_ptr<HtmlReport>* report = o.html.empty() ? nullptr : &html;
+  PipelineSummary summary;
+  if (o.compare.empty()) {
+    RA_ASSIGN_OR_RETURN(summary, RunOne(o, out, err, report));
+  } else {
+    if (!o.pipeline.empty() || !o.phases.empty()) {
+      return absl::InvalidArgumentError("give --compare or --pipeline / --phases, not both");
+    }
+    for (size_t k = 0; k < o.compare.size(); ++k) {
+      PipelineOptions one = o;
+      one.compare.clear();
+      one.pipeline = o.compare[k];
+      one.out.clear();
+      if (k > 0) out << "\n";
+      RA_ASSIGN_OR_RETURN(PipelineSummary s, RunOne(one, out, err, report));
+      summary.functions += s.functions;
+      summary.failed += s.failed;
+    }
+  }
+  if (html != nullptr) {
+    const std::string path = UserPath(o.html);
+    std::ofstream file(path);
+    html->Write(file);
+    if (!file) return absl::InvalidArgumentError(absl::StrCat("cannot write ", path));
+    err << "wrote " << html->charts().size() << " chart(s) to " << path << "\n";
   }
   return summary;
 }

@@ -39,6 +39,8 @@ struct PipelineOptions {
   bool stats = false;                // print per-phase statistics
   bool check = true;                 // run `check` after the last allocating phase
   bool progress = true;              // progress bar when stderr is a terminal
+  std::string html;                  // write pictures of every allocation to this page (tools/html.h)
+  std::vector<std::string> compare;  // run each of these pipelines in turn (their charts side by side with --html)
 };
 
 struct PipelineSummary {

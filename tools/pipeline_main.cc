@@ -39,6 +39,10 @@ ABSL_FLAG(std::string, dump_dir, "", "directory for --dump_after");
 ABSL_FLAG(bool, print, false, "print every function after the last phase");
 ABSL_FLAG(bool, stats, false, "print per-phase statistics");
 ABSL_FLAG(bool, check, true, "run the allocation checker after the last allocating phase (--nocheck: don't)");
+ABSL_FLAG(std::string, html, "",
+          "write pictures of every allocation (live ranges by location, pressure, code) to this HTML page");
+ABSL_FLAG(std::vector<std::string>, compare, {},
+          "run these named pipelines in turn on the same input (with --html: their charts one above the other)");
 ABSL_FLAG(bool, list, false, "list targets, phases and pipelines, then exit");
 
 int main(int argc, char** argv) {
@@ -92,6 +96,8 @@ int main(int argc, char** argv) {
   o.print = absl::GetFlag(FLAGS_print);
   o.stats = absl::GetFlag(FLAGS_stats);
   o.check = absl::GetFlag(FLAGS_check);
+  o.html = absl::GetFlag(FLAGS_html);
+  o.compare = absl::GetFlag(FLAGS_compare);
   absl::StatusOr<regalloc::PipelineSummary> summary = regalloc::RunPipeline(o, std::cout, std::cerr);
   if (!summary.ok()) {
     std::cerr << "pipeline: " << summary.status().message() << "\n";
