@@ -51,13 +51,15 @@ void DemandModel::Needs(const Function& func, Inst inst, const LiveWalker& live_
   seen_late_.clear();
   const InstData& d = func.inst(inst);
   bool move_like = IsMoveLike(d.opcode);
-  bool branch = IsBranch(d.opcode);
+  const size_t args_from = d.opcode == Opcode::kBranch ? NumNonArgOperands(d) : 0;  // see reload.cc
+  size_t k = 0;
   auto count_once = [](std::vector<Value>& seen, Value v) {
     if (std::find(seen.begin(), seen.end(), v) != seen.end()) return false;
     seen.push_back(v);
     return true;
   };
   for (const Operand& op : func.operands(inst)) {
+    const bool branch = IsBranch(d.opcode) && k++ >= args_from;
     Value v = op.value();
     int c = ClassOf(func, v);
     if (c < 0) continue;

@@ -236,8 +236,12 @@ absl::StatusOr<ReloadStats> InsertReloads(const Target& target, Function& func, 
       bool changed = false;
       reloaded.clear();
       if (!IsMoveLike(opcode)) {
-        bool branch = IsBranch(opcode);
-        for (Operand& op : ops) {
+        // A branch reads spilled arguments from their slots (the edge's copy does);
+        // an opaque branch's own uses (a machine compare-and-branch) need a register.
+        const size_t args_from = opcode == Opcode::kBranch ? NumNonArgOperands(func.inst(i)) : 0;
+        for (size_t k = 0; k < ops.size(); ++k) {
+          Operand& op = ops[k];
+          const bool branch = IsBranch(opcode) && k >= args_from;
           if (!op.IsUse()) continue;
           Value v = op.value();
           bool spilled = locs.IsSpilled(v);

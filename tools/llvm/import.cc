@@ -781,8 +781,14 @@ absl::StatusOr<Function> Importer::Emit() {
         RA_ASSIGN_OR_RETURN(Operand o, operand(op, true));
         ops.push_back(o);
       }
+      // LLVM's early-clobber def is written before any use is read; ours
+      // (Early) before the Late uses only: the instruction's uses become Late,
+      // so that no use shares a register with the def (AArch64 JumpTableDest8
+      // writes its scratch register before it reads the table index).
+      const bool early_clobber = std::any_of(inst.defs.begin(), inst.defs.end(), [](const IOp& d) { return d.early; });
       for (const IOp& op : inst.uses) {
         RA_ASSIGN_OR_RETURN(Operand o, operand(op, false));
+        if (early_clobber) o = o.WithPosition(Position::kLate);
         ops.push_back(o);
       }
       InstData d;
