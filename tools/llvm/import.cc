@@ -134,6 +134,13 @@ class Importer {
   }
   // The bank and bits of a virtual register's class.
   absl::StatusOr<std::pair<int, int>> ClassShape(const llvm::TargetRegisterClass* rc) const;
+  // The type of a value of that bank and width.
+  absl::StatusOr<Type> ShapeType(int bank, int bits) const;
+  // The registers of our class `cls`, in allocation order, whose view (from bit 0)
+  // LLVM's class `rc` holds.
+  std::vector<PReg> HeldBy(const llvm::TargetRegisterClass* rc, RegClass cls) const;
+  // Does `rc` leave out a register of our class for values of its shape?
+  bool Restricted(const llvm::TargetRegisterClass* rc) const;
   absl::StatusOr<int> VregVal(unsigned reg);
   // A val of an instruction producing an undefined value (IMPLICIT_DEF) for `vreg`.
   absl::StatusOr<int> Undefined(IBlock& ib, unsigned vreg);
@@ -240,6 +247,40 @@ absl::StatusOr<std::pair<int, int>> Importer::ClassShape(const llvm::TargetRegis
                             " allocates"));
 }
 
+absl::StatusOr<Type> Importer::ShapeType(int bank, int bits) const {
+  const std::string& name = target_->Bank(bank).name;
+  if (name == "gpr") return bits <= 32 ? Type::kI32 : Type::kI64;
+  if (name == "x87") return Type::kF80;  // RFP32, RFP64 and RFP80 share fp0-fp6
+  if (bits <= 32) return Type::kF32;
+  if (bits <= 64) return Type::kF64;
+  if (bits <= 128) return Type::kV128;
+  return Error(absl::StrCat("a ", bits, "-bit value"));
+}
+
+std::vector<PReg> Importer::HeldBy(const llvm::TargetRegisterClass* rc, RegClass cls) const {
+  std::vector<PReg> held;
+  for (PReg r : target_->Class(cls).allocation_order) {
+    bool found = false;
+    if (unsigned reg = llvm_of_[r.index()]) {
+      for (llvm::MCSubRegIterator s(reg, &tri_, true); s.isValid() && !found; ++s) {
+        unsigned idx = *s == reg ? 0 : tri_.getSubRegIndex(reg, *s);
+        found = rc->contains(*s) && (idx == 0 || tri_.getSubRegIdxOffset(idx) == 0);
+      }
+    }
+    if (found) held.push_back(r);
+  }
+  return held;
+}
+
+bool Importer::Restricted(const llvm::TargetRegisterClass* rc) const {
+  absl::StatusOr<std::pair<int, int>> shape = ClassShape(rc);
+  if (!shape.ok()) return false;
+  absl::StatusOr<Type> t = ShapeType(shape->first, shape->second);
+  if (!t.ok() || !target_->ClassFor(*t).has_value()) return false;
+  const RegClass cls = *target_->ClassFor(*t);
+  return HeldBy(rc, cls).size() < target_->Class(cls).allocation_order.size();
+}
+
 absl::Status Importer::ComputeLiveness() {
   const unsigned n = mri_.getNumVirtRegs();
   const size_t nb = blocks_.size();
@@ -326,6 +367,9 @@ absl::Status Importer::FoldCopy(const llvm::MachineInstr& mi, bool* folded) {
   // A partial write that keeps the rest of the destination reads it: not a view.
   if (dst.getSubReg() != 0 && !dst.isUndef() && !mi.isSubregToReg()) return absl::OkStatus();
   llvm::Register d = dst.getReg(), s = src.getReg();
+  // A copy into a class that leaves out some of our registers (LLVM's way into
+  // GR64_TC for a tail call) stays an instruction: its value gets pinned.
+  if (d.isVirtual() && Restricted(mri_.getRegClass(d))) return absl::OkStatus();
   if (d.isVirtual() && s.isVirtual()) {
     int v = current_[llvm::Register::virtReg2Index(s)];
     if (v < 0) return absl::OkStatus();
@@ -374,7 +418,10 @@ absl::Status Importer::TranslateInst(const llvm::MachineInstr& mi, IBlock& ib, c
     llvm::Register reg = mo.getReg();
     if (reg.isVirtual()) {
       unsigned sub = mo.getSubReg();
-      if (sub != 0 && tri_.getSubRegIdxOffset(sub) != 0) {
+      // A read at a bit offset: only where the value's class pins it to a
+      // register that has that part (x86 `%v.sub_8bit_hi` of a GR32_ABCD value:
+      // pinned to %edx, the operand reads %dh at write-back).
+      if (sub != 0 && tri_.getSubRegIdxOffset(sub) != 0 && !Restricted(mri_.getRegClass(reg))) {
         return InstError(mi, absl::StrCat("reads ", RegName(reg), " through sub-register ",
                                           tri_.getSubRegIndexName(sub), " at bit offset ", tri_.getSubRegIdxOffset(sub)));
       }
@@ -689,17 +736,20 @@ absl::StatusOr<Function> Importer::Emit() {
   const std::string name = Sanitized(mf_.getName());
   auto type_of = [&](int v) -> absl::StatusOr<Type> {
     const Val& g = vals_[Group(v)];
-    const std::string& bank = target_->Bank(g.bank).name;
-    if (bank == "gpr") return g.bits <= 32 ? Type::kI32 : Type::kI64;
-    if (bank == "x87") return Type::kF80;  // RFP32, RFP64 and RFP80 share fp0-fp6
-    if (g.bits <= 32) return Type::kF32;
-    if (g.bits <= 64) return Type::kF64;
-    if (g.bits <= 128) return Type::kV128;
-    return Error(absl::StrCat("a ", g.bits, "-bit value"));
+    return ShapeType(g.bank, g.bits);
   };
   Function f(name, {}, {});
   std::vector<int> value_of(vals_.size(), -1);
-  absl::flat_hash_map<std::pair<const llvm::TargetRegisterClass*, int>, bool> class_ok;
+  // Per (LLVM class, our class) that leaves out some of our registers: the
+  // registers a value may be pinned to, preferred first, taken in turn so that
+  // two pinned values of one instruction rarely meet.
+  struct Pins {
+    bool restricted = false;
+    std::vector<PReg> candidates;
+    size_t next = 0;
+  };
+  absl::flat_hash_map<std::pair<const llvm::TargetRegisterClass*, int>, Pins> class_pin;
+  std::vector<std::optional<PReg>> pin(vals_.size());  // per value group
   auto value = [&](int v) -> absl::StatusOr<Value> {
     v = Find(v);
     if (value_of[v] >= 0) return Value(value_of[v]);
@@ -707,36 +757,49 @@ absl::StatusOr<Function> Importer::Emit() {
     value_of[v] = static_cast<int>(f.NewValue(t).index());
     return Value(value_of[v]);
   };
-  // Each vreg's class must hold every register our class for its value allocates.
+  // Each vreg's class must hold every register our class for its value
+  // allocates. One that leaves some out (x86 GR64_TC for a tail call through a
+  // register, GR32_NOREX; AArch64 tcGPR64) pins its value, at every operand, to
+  // one register it holds: the last of our allocation order, a caller-saved one
+  // after the argument registers (%r11, %x17) where the class has it.
   for (size_t v = 0; v < vals_.size(); ++v) {
-    if (const llvm::TargetRegisterClass* rc = vals_[v].rc) {
-      RA_ASSIGN_OR_RETURN(Type t, type_of(Find(static_cast<int>(v))));
-      RegClass cls = *target_->ClassFor(t);
-      auto key = std::make_pair(rc, static_cast<int>(cls.index()));
-      auto it = class_ok.find(key);
-      if (it == class_ok.end()) {
-        std::string missing;
-        for (PReg r : target_->Class(cls).allocation_order) {
-          bool found = false;
-          if (unsigned reg = llvm_of_[r.index()]) {
-            for (llvm::MCSubRegIterator s(reg, &tri_, true); s.isValid() && !found; ++s) {
-              unsigned idx = *s == reg ? 0 : tri_.getSubRegIndex(reg, *s);
-              found = rc->contains(*s) && (idx == 0 || tri_.getSubRegIdxOffset(idx) == 0);
-            }
-          }
-          if (!found) {
-            missing = std::string(target_->RegName(r));
-            break;
-          }
-        }
-        it = class_ok.emplace(key, missing.empty()).first;
-        if (!missing.empty()) {
-          return Error(absl::StrCat(RegName(vals_[v].vreg), " has class ", tri_.getRegClassName(rc), ", without %", missing,
-                                    ", which ", target_->name(), " allocates to ", TypeName(t), " values"));
-        }
+    const llvm::TargetRegisterClass* rc = vals_[v].rc;
+    if (rc == nullptr) continue;
+    RA_ASSIGN_OR_RETURN(Type t, type_of(Find(static_cast<int>(v))));
+    RegClass cls = *target_->ClassFor(t);
+    auto key = std::make_pair(rc, static_cast<int>(cls.index()));
+    auto it = class_pin.find(key);
+    if (it == class_pin.end()) {
+      const std::vector<PReg> held = HeldBy(rc, cls);
+      const std::vector<PReg>& order = target_->Class(cls).allocation_order;
+      Pins pins;
+      pins.restricted = held.size() < order.size();
+      // Caller-saved registers after the argument registers first (%r11, %x17),
+      // then the rest, from the end of the allocation order.
+      const RegSet& caller_saved = target_->abi().caller_saved;
+      for (auto r = held.rbegin(); r != held.rend(); ++r) {
+        if (caller_saved.Intersects(target_->Aliases(*r))) pins.candidates.push_back(*r);
       }
-      if (!it->second) return Error(absl::StrCat(RegName(vals_[v].vreg), " has class ", tri_.getRegClassName(rc)));
+      for (auto r = held.rbegin(); r != held.rend(); ++r) {
+        if (!caller_saved.Intersects(target_->Aliases(*r))) pins.candidates.push_back(*r);
+      }
+      it = class_pin.emplace(key, std::move(pins)).first;
     }
+    Pins& pins = it->second;
+    if (!pins.restricted) continue;
+    if (pins.candidates.empty()) {
+      return Error(absl::StrCat(RegName(vals_[v].vreg), " has class ", tri_.getRegClassName(rc), ", which holds no register ",
+                                target_->name(), " allocates to ", TypeName(t), " values"));
+    }
+    std::optional<PReg>& p = pin[Find(static_cast<int>(v))];
+    if (p.has_value()) {
+      if (std::find(pins.candidates.begin(), pins.candidates.end(), *p) == pins.candidates.end()) {
+        return Error(absl::StrCat(RegName(vals_[v].vreg), " has class ", tri_.getRegClassName(rc), ", and its value is pinned to %",
+                                  target_->RegName(*p), " by another"));
+      }
+      continue;
+    }
+    p = pins.candidates[pins.next++ % pins.candidates.size()];
   }
   auto fixed = [&](Value v, unsigned reg) -> absl::StatusOr<PReg> {
     PReg p = *Ours(reg);
@@ -746,12 +809,18 @@ absl::StatusOr<Function> Importer::Emit() {
     }
     return *view;
   };
+  // Set per instruction: its tied def's use is pinned itself (the def then
+  // takes that register: tied operands share LLVM's class).
+  bool tied_use_pinned = false;
   auto operand = [&](const IOp& op, bool def) -> absl::StatusOr<Operand> {
     RA_ASSIGN_OR_RETURN(Value v, value(op.val));
     Operand o = def ? Operand::Def(v) : Operand::Use(v);
+    const std::optional<PReg>& pinned = pin[Find(op.val)];
     if (op.phys != 0) {
       RA_ASSIGN_OR_RETURN(PReg r, fixed(v, op.phys));
       o = o.WithFixed(r);
+    } else if (pinned.has_value() && !(op.reuse >= 0 && tied_use_pinned)) {
+      o = o.WithFixed(*pinned);  // a tied def's use is pinned to it below
     } else if (op.reuse >= 0) {
       o = Operand::ReuseDef(v, op.reuse);
     }
@@ -778,16 +847,35 @@ absl::StatusOr<Function> Importer::Emit() {
     for (const IInst& inst : ib.insts) {
       std::vector<Operand> ops;
       for (const IOp& op : inst.defs) {
+        tied_use_pinned = op.reuse >= 0 && static_cast<size_t>(op.reuse) < inst.uses.size() &&
+                          pin[Find(inst.uses[op.reuse].val)].has_value();
         RA_ASSIGN_OR_RETURN(Operand o, operand(op, true));
         ops.push_back(o);
       }
+      tied_use_pinned = false;
       // LLVM's early-clobber def is written before any use is read; ours
       // (Early) before the Late uses only: the instruction's uses become Late,
       // so that no use shares a register with the def (AArch64 JumpTableDest8
       // writes its scratch register before it reads the table index).
       const bool early_clobber = std::any_of(inst.defs.begin(), inst.defs.end(), [](const IOp& d) { return d.early; });
-      for (const IOp& op : inst.uses) {
+      // A pinned def tied to a use: that use is read in the same register.
+      std::vector<std::optional<PReg>> tied_pin(inst.uses.size());
+      for (const IOp& op : inst.defs) {
+        if (op.reuse >= 0 && static_cast<size_t>(op.reuse) < tied_pin.size() && pin[Find(op.val)].has_value() &&
+            !pin[Find(inst.uses[op.reuse].val)].has_value()) {
+          tied_pin[op.reuse] = pin[Find(op.val)];
+        }
+      }
+      for (size_t k = 0; k < inst.uses.size(); ++k) {
+        const IOp& op = inst.uses[k];
         RA_ASSIGN_OR_RETURN(Operand o, operand(op, false));
+        if (tied_pin[k].has_value()) {
+          std::optional<PReg> view = target_->View(*tied_pin[k], *target_->ClassFor(f.value_type(o.value())));
+          if (!view.has_value() || (o.constraint() == ConstraintKind::kFixed && o.fixed_reg() != *view)) {
+            return Error(absl::StrCat("a use tied to a def pinned to %", target_->RegName(*tied_pin[k]), " cannot be read there"));
+          }
+          o = o.WithFixed(*view);
+        }
         if (early_clobber) o = o.WithPosition(Position::kLate);
         ops.push_back(o);
       }

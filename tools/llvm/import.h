@@ -25,8 +25,13 @@
 //   view of the value's register when the allocation is written back. A partial
 //   write that keeps the rest of the register (no `undef`) is an instruction that
 //   reads the old value and defines the new one in the same register (Reuse).
-//   A class that excludes a register our class allocates (GR32_NOREX,
-//   FPR128_lo, ...) is reported, not widened.
+//   A class that excludes some registers our class allocates (x86 GR64_TC for a
+//   tail call through a register, GR32_ABCD, GR32_NOREX; AArch64 tcGPR64) pins
+//   its value, at every operand, to one register it holds (caller-saved ones
+//   after the argument registers first, in turn across values; a def tied to a
+//   pinned use takes that use's register); a copy into such a class stays an
+//   instruction. A read at a bit offset (`%v.sub_8bit_hi`) is taken only from
+//   a value so pinned. A class that holds none of ours is reported.
 // - Constraints. Physical-register operands (COPYs to and from argument and result
 //   registers, implicit uses and defs) become Fixed operands of the value they
 //   carry, in the view of the value's class; tied operands Reuse; early-clobber

@@ -90,6 +90,10 @@ for target in x86_64 aarch64; do
       expect "$d/floats/keep_across.ra" '@%xmm0' "doubles fixed to %xmm0"
       expect "$d/subregs/checksum8.ra" '%ADD8rr\(' "byte instructions on wider values"
       reject "$d/subregs/checksum8.ra" '%COPY\(' "a move for a sub-register view"
+      # Classes narrower than ours pin their values: a tail call through a register
+      # (GR64_TC) to %r11, bits 8-15 of a GR32_ABCD value read from an ABCD register.
+      expect "$d/narrow_classes/tail_through.ra" 'branch %TCRETURN[a-z0-9]*\(v[0-9]+@%r11' "a tail-call target pinned to %r11"
+      expect "$d/narrow_classes/second_bytes.ra" '%MOVZX32rr8_NOREX\(v[0-9]+@%e[abcd]x\)' "a high-byte read of a value pinned to an ABCD register"
       # A jump table: one opaque branch with a target per distinct destination.
       # long double: x87 values (f80), returned from a virtual register (LLVM's stackifier
       # takes it to st0; legalization fixes it to %fp0).
@@ -103,6 +107,7 @@ for target in x86_64 aarch64; do
       expect "$d/calls/across_calls.ra" '@%x0' "arguments fixed to %x0"
       expect "$d/floats/keep_across.ra" '@%d0' "doubles fixed to %d0"
       expect "$d/vectors/vmix.ra" '@%q0' "vectors fixed to %q0"
+      expect "$d/narrow_classes/tail_through.ra" 'branch %TCRETURNri\(v[0-9]+@%x17' "a tail-call target (tcGPR64) pinned to %x17"
       # LLVM's early-clobber: written before any use is read, so the uses are Late.
       expect "$d/jump_table/shift_by.ra" 'v[0-9]+@early, v[0-9]+@early = inst[.a-z0-9]* %JumpTableDest[0-9]+\(v[0-9]+@late, v[0-9]+@late\)' \
         "the jump table's early-clobber defs with Late uses"
