@@ -333,6 +333,48 @@ TEST(RobustnessTest, X87ValuesAllocateOnX86AndAreRefusedElsewhere) {
   }
 }
 
+// An opaque branch reads its own operands from registers (a machine
+// compare-and-branch: AArch64 `cbnz w3`); only a branch's arguments may stay in
+// their slots. Under pressure the branch's value is spilled: every allocator
+// must reload it for the branch (ssa read it from its slot: 14 torture
+// functions fell back on AArch64).
+TEST(RobustnessTest, OpaqueBranchOperandsAreInRegisters) {
+  std::string text = "function %cbnz(i32, i32) -> i32 {\nblock0(v0: i32, v1: i32):\n    v2 = add v0, v1\n";
+  const int n = 40;
+  for (int i = 0; i < n; ++i) absl::StrAppend(&text, "    v", 10 + i, " = add v0, v", i ? 9 + i : 1, "\n");
+  std::string sum = "v10";
+  for (int i = 1; i < n; ++i) {
+    absl::StrAppend(&text, "    v", 100 + i, " = add ", sum, ", v", 10 + i, "\n");
+    sum = absl::StrCat("v", 100 + i);
+  }
+  absl::StrAppend(&text, "    branch %CBNZW(v2), block1(", sum, "), block2\nblock1(v3: i32):\n    ret v3\nblock2:\n    ret v2\n}\n");
+  for (const char* target : {"x86_64", "aarch64", "armv7"}) {
+    for (const std::string& p : Allocators()) {
+      const std::string out = absl::StrCat(::testing::TempDir(), "/cbnz_", target, "_", p, ".ra");
+      PipelineOptions o;
+      std::string in = absl::StrCat(::testing::TempDir(), "/cbnz.ra");
+      std::ofstream(in) << text;
+      o.in = in;
+      o.out = out;
+      o.target = target;
+      o.pipeline = p;
+      o.progress = false;
+      std::ostringstream sout, serr;
+      absl::StatusOr<PipelineSummary> r = RunPipeline(o, sout, serr);
+      ASSERT_TRUE(r.ok()) << r.status();
+      ASSERT_EQ(r->failed, 0) << p << " on " << target << ": " << serr.str();
+      std::ifstream file(out);
+      std::stringstream allocated;
+      allocated << file.rdbuf();
+      const std::string a = allocated.str();
+      const size_t at = a.find("branch %CBNZW(");
+      ASSERT_NE(at, std::string::npos) << a;
+      const std::string operand = a.substr(at, a.find(')', at) - at);
+      EXPECT_THAT(operand, HasSubstr("[%")) << p << " on " << target << ": " << operand;
+    }
+  }
+}
+
 TEST(RobustnessTest, InvalidInputIsRejectedBeforeAnyPhase) {
   for (const Invalid& bad : kInvalid) {
     for (const std::string& p : Allocators()) {

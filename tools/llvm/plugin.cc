@@ -158,6 +158,7 @@ std::string Reason(absl::string_view stage, const absl::Status& status) {
     size_t colon = message.find(": ");
     if (colon != std::string::npos) message = message.substr(colon + 2);
   }
+  if (absl::StartsWith(message, absl::StrCat(stage, ": "))) message = message.substr(stage.size() + 2);
   std::string out = absl::StrCat(stage, ": ");
   bool digits = false;
   for (char c : message) {

@@ -14,11 +14,11 @@ has the median wall time, and the static spills and reloads (the
 "Spill"/"Reload" comments LLVM's assembly printer puts on every stack-slot store
 and load, for LLVM's allocators and ours alike; folded ones included).
 
-Compile time: -time-passes on the same programs and on the --torture largest gcc
+Compile time: -ftime-report (llc: -time-passes) on the same programs and on the --torture largest gcc
 torture execute tests (unpacked by tools/llvm/torture.py into --work): the
-register-allocation pass's own time (greedy's "Greedy Register Allocator", ours
-"ssa", ...), summed over the modules; our pass includes import, legalization,
-allocation, the checker and the write-back.
+register-allocation pass's own CPU time (greedy's "Greedy Register Allocator",
+ours "ssa", ...), summed over the modules; our pass includes import,
+legalization, allocation, the checker and the write-back.
 """
 
 import argparse
@@ -92,10 +92,12 @@ def pass_times(stderr, allocator):
     name = {"greedy": "Greedy Register Allocator", "basic": "Basic Register Allocator",
             "fast": "Fast Register Allocator"}.get(allocator, allocator)
     total = 0.0
-    # Columns: user, system, user+system, wall (each "seconds (percent)"), then the name.
+    # Columns: user, system, user+system, wall (each "seconds (percent)"), then the
+    # pass name (clang numbers a pass that runs twice: "... #2"). CPU time: the
+    # wall clock includes waiting for the other job on this machine.
     for line in stderr.splitlines():
-        m = re.match(r"\s*(?:[\d.]+ \(\s*[\d.]+%\)\s+){3}([\d.]+) \(\s*[\d.]+%\)\s+(.*)$", line)
-        if m and m.group(2).strip() == name:
+        m = re.match(r"\s*(?:[\d.]+ \(\s*[\d.]+%\)\s+){2}([\d.]+) \(\s*[\d.]+%\)\s+[\d.]+ \(\s*[\d.]+%\)\s+(.*)$", line)
+        if m and re.sub(r" #\d+$", "", m.group(2).strip()) == name:
             total += float(m.group(1))
     return total
 
@@ -164,7 +166,7 @@ def main():
         for a in allocators:
             total = 0.0
             for src in sources:
-                timing = ["-mllvm", "-time-passes"] + ([] if src.endswith(".ll") else ["-c"] + extra)
+                timing = ["-time-passes"] if src.endswith(".ll") else ["-ftime-report", "-c"] + extra
                 stderr = compile_program(args, src, a, os.path.join(work, "timed.o"), timing)
                 total += pass_times(stderr, a)
             cells.append("%.4f" % total)

@@ -93,6 +93,8 @@ def run_one(args, target, allocator, source, work):
 
 
 def reason_key(stage, message):
+    if message.startswith(stage + ": "):
+        message = message[len(stage) + 2:]
     message = re.sub(r"^bb\.\d+[:,]? ?", "", message)
     message = re.sub(r"\d+", "#", message)
     message = re.sub(r"%[\w.]+", "%v", message)
