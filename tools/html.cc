@@ -287,11 +287,16 @@ constexpr int kRow = 14;        // pixels per value row
 constexpr int kLabel = 64;      // the value names' column
 constexpr int kPressure = 70;   // height of one bank's pressure chart
 
-// A colour per register: a hue per container, lighter for narrower views.
+// A colour per register: a hue per 32-bit lane of storage (golden-angle
+// spaced), so that views of one register share it (x86 al/ah/eax/rax: lane 0 of
+// their container; ARMv7 d0 with s0) while registers that do not overlap get
+// their own (ARMv7 d16 and d17 share a container, not a lane); narrower views
+// are lighter.
 std::string Colour(const Target& target, Location loc) {
   if (!loc.IsReg()) return "url(#hatch)";
   const RegInfo& r = target.Reg(loc.reg());
-  const int hue = (r.container * 47) % 360;
+  const int lane = r.container * 4 + r.lo_bit / 32;
+  const int hue = static_cast<int>(std::fmod(lane * 137.508, 360.0));
   const int width = r.hi_bit - r.lo_bit;
   const int light = width >= 64 ? 45 : width >= 32 ? 55 : 65;
   return absl::StrFormat("hsl(%d,70%%,%d%%)", hue, light + (r.lo_bit > 0 ? 8 : 0));

@@ -18,12 +18,12 @@
 //   before allocation). Each interval is cut where the allocation moves the value:
 //   it starts in its def's location (or, live into a block, where its first use
 //   or move finds it), moves at spills, reloads, moves and parallel copies to the
-//   destination, and follows a use that reads it elsewhere. One colour per
-//   register container (x86 al/ah/ax/eax/rax share a hue, narrower views are
-//   lighter; ARMv7 s/d/q likewise); stack slots are hatched.
-// - Marks: defs (triangles), uses (ticks), fixed-register and Reuse operands
-//   ringed, and every instruction MeasureAllocation counts (spill, reload, move:
-//   check/ClassifyMove), so the marks match `--stats`.
+//   destination, and follows a use that reads it elsewhere. One hue per 32-bit
+//   lane of register storage (x86 al/ah/ax/eax/rax share a hue, narrower views
+//   lighter; ARMv7 d0 shares s0's, d16 and d17 differ); stack slots hatched.
+// - Marks: defs (triangles), uses (ticks), fixed-register and Reuse operands in
+//   red, and on a top track every instruction MeasureAllocation counts (spill,
+//   reload, move: check/ClassifyMove), so the marks match `--stats`.
 // - Pressure: per bank, the values live at each point against the bank's
 //   capacity, and the registers each instruction pins (fixed operands, clobbers).
 // - Above kDetailLimit instructions a function is summarized per block (pressure

@@ -195,6 +195,7 @@ absl::StatusOr<PipelineSummary> RunOne(const PipelineOptions& o, std::ostream& o
       err << "invalid input: " << valid.message() << "\n";
       status[fi] = "invalid input";
       ++summary.failed;
+      if (html != nullptr) (*html)->AddFailure(label, f, status[fi]);
       continue;
     }
     absl::StatusOr<std::vector<PhaseCall>> phases = registry.Resolve(names, InitialResults(state, registry));
@@ -202,6 +203,7 @@ absl::StatusOr<PipelineSummary> RunOne(const PipelineOptions& o, std::ostream& o
       resolve_errors[std::string(phases.status().message())].push_back(absl::StrCat("%", f.name()));
       status[fi] = "error";
       ++summary.failed;
+      if (html != nullptr) (*html)->AddFailure(label, f, status[fi]);
       continue;
     }
     // The function as loaded, for phases that compare against it.
