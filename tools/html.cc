@@ -91,14 +91,13 @@ absl::StatusOr<Chart> BuildChart(const Target& target, const Function& before, c
     c.capacity.push_back(target.Bank(k).capacity);
   }
   const size_t nbanks = c.banks.size();
-  std::vector<int> block_of(after.num_blocks() > before.num_blocks() ? after.num_blocks() : before.num_blocks(), -1);
+  std::vector<int> block_of(before.num_blocks(), -1);  // a block of `before` -> its chart block
   for (Block b : before.layout()) {
     ChartBlock cb;
     cb.name = before.BlockName(b);
     cb.x0 = num.BlockStart(b).bits();
     cb.x1 = num.BlockEnd(b).bits();
     cb.depth = loops.depth(b);
-    cb.insts = static_cast<int>(before.block(b).insts.size());
     cb.peak.assign(nbanks, 0);
     block_of[b.index()] = static_cast<int>(c.blocks.size());
     c.blocks.push_back(std::move(cb));
@@ -116,8 +115,7 @@ absl::StatusOr<Chart> BuildChart(const Target& target, const Function& before, c
   double last = 0;
   for (Block b : after.layout()) {
     const std::vector<Inst>& insts = after.block(b).insts;
-    const bool original = b.index() < static_cast<size_t>(before.num_blocks()) && before.BlockExists(b) &&
-                          before.block(b).in_layout;
+    const bool original = before.BlockExists(b) && before.block(b).in_layout;
     // Added instructions that open an original block sit just before its start.
     // Added instructions sit between points: half a point before their block
     // when they open it, half a point after the Late point of the original

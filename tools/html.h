@@ -79,7 +79,6 @@ struct ChartBlock {
   int depth = 0;          // loop depth
   int spills = 0, reloads = 0, moves = 0;
   std::vector<int> peak;  // per bank: most values live at once
-  int insts = 0;
 };
 
 struct ChartLine {  // one line of the allocated code

@@ -141,6 +141,8 @@ class Importer {
   std::vector<PReg> HeldBy(const llvm::TargetRegisterClass* rc, RegClass cls) const;
   // Does `rc` leave out a register of our class for values of its shape?
   bool Restricted(const llvm::TargetRegisterClass* rc) const;
+  bool ComputeRestricted(const llvm::TargetRegisterClass* rc) const;
+  mutable absl::flat_hash_map<const llvm::TargetRegisterClass*, bool> restricted_;
   absl::StatusOr<int> VregVal(unsigned reg);
   // A val of an instruction producing an undefined value (IMPLICIT_DEF) for `vreg`.
   absl::StatusOr<int> Undefined(IBlock& ib, unsigned vreg);
@@ -273,6 +275,13 @@ std::vector<PReg> Importer::HeldBy(const llvm::TargetRegisterClass* rc, RegClass
 }
 
 bool Importer::Restricted(const llvm::TargetRegisterClass* rc) const {
+  // Asked at every copy: once per class.
+  auto [it, fresh] = restricted_.try_emplace(rc, false);
+  if (fresh) it->second = ComputeRestricted(rc);
+  return it->second;
+}
+
+bool Importer::ComputeRestricted(const llvm::TargetRegisterClass* rc) const {
   absl::StatusOr<std::pair<int, int>> shape = ClassShape(rc);
   if (!shape.ok()) return false;
   absl::StatusOr<Type> t = ShapeType(shape->first, shape->second);
@@ -809,10 +818,9 @@ absl::StatusOr<Function> Importer::Emit() {
     }
     return *view;
   };
-  // Set per instruction: its tied def's use is pinned itself (the def then
-  // takes that register: tied operands share LLVM's class).
-  bool tied_use_pinned = false;
-  auto operand = [&](const IOp& op, bool def) -> absl::StatusOr<Operand> {
+  // `tied_use_pinned`: a def tied to a use whose value is pinned itself takes
+  // that use's register (tied operands share LLVM's class).
+  auto operand = [&](const IOp& op, bool def, bool tied_use_pinned = false) -> absl::StatusOr<Operand> {
     RA_ASSIGN_OR_RETURN(Value v, value(op.val));
     Operand o = def ? Operand::Def(v) : Operand::Use(v);
     const std::optional<PReg>& pinned = pin[Find(op.val)];
@@ -847,12 +855,11 @@ absl::StatusOr<Function> Importer::Emit() {
     for (const IInst& inst : ib.insts) {
       std::vector<Operand> ops;
       for (const IOp& op : inst.defs) {
-        tied_use_pinned = op.reuse >= 0 && static_cast<size_t>(op.reuse) < inst.uses.size() &&
-                          pin[Find(inst.uses[op.reuse].val)].has_value();
-        RA_ASSIGN_OR_RETURN(Operand o, operand(op, true));
+        const bool tied_use_pinned = op.reuse >= 0 && static_cast<size_t>(op.reuse) < inst.uses.size() &&
+                                     pin[Find(inst.uses[op.reuse].val)].has_value();
+        RA_ASSIGN_OR_RETURN(Operand o, operand(op, true, tied_use_pinned));
         ops.push_back(o);
       }
-      tied_use_pinned = false;
       // LLVM's early-clobber def is written before any use is read; ours
       // (Early) before the Late uses only: the instruction's uses become Late,
       // so that no use shares a register with the def (AArch64 JumpTableDest8

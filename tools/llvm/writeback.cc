@@ -423,9 +423,6 @@ absl::StatusOr<int> Writer::JumpTableOf(const llvm::MachineBasicBlock& from, con
   if (from.empty() || !from.back().isIndirectBranch() || to.isEHPad()) {
     return Error(absl::StrCat("LLVM cannot split the edge ", edge));
   }
-  if (jti == nullptr) {
-    return Error(absl::StrCat("the indirect branch of bb.", from.getNumber(), " uses no jump table (computed goto): cannot split the edge ", edge));
-  }
   // The jump table is found by its destinations, not by an operand: the address
   // of the table may have been computed in another block (hoisted out of a loop).
   // It must be the only table with from's successors, and from the only block
@@ -437,7 +434,8 @@ absl::StatusOr<int> Writer::JumpTableOf(const llvm::MachineBasicBlock& from, con
     return d == succs;
   };
   int table = -1;
-  const std::vector<llvm::MachineJumpTableEntry>& tables = jti->getJumpTables();
+  static const std::vector<llvm::MachineJumpTableEntry> kNoTables;
+  const std::vector<llvm::MachineJumpTableEntry>& tables = jti != nullptr ? jti->getJumpTables() : kNoTables;
   for (size_t t = 0; t < tables.size(); ++t) {
     if (!same_destinations(tables[t].MBBs)) continue;
     if (table >= 0) return Error(absl::StrCat("two jump tables could be behind the edge ", edge));
