@@ -65,25 +65,67 @@ ChaitinRun Allocate(const std::string& text, const Target& target, const Chaitin
 }
 
 TEST(InterferenceGraphTest, RowsAreSquareSortedAndMerge) {
-  InterferenceGraph g;
-  g.Reset(4);
-  g.AddEdge(2, 0);
-  g.AddEdge(0, 2);  // a duplicate
-  g.AddEdge(1, 1);  // a self-edge
-  g.AddEdge(3, 0);
-  g.AddEdge(1, 3);
-  g.Finish();
-  EXPECT_EQ(g.num_edges(), 3);
-  EXPECT_THAT(g.Neighbors(0), ::testing::ElementsAre(2, 3));
-  EXPECT_TRUE(g.Interferes(3, 1));
-  EXPECT_FALSE(g.Interferes(0, 1));
-  g.Merge(0, 1);  // 1's edge to 3 becomes 0's (which it already has)
-  EXPECT_THAT(g.Neighbors(0), ::testing::ElementsAre(2, 3));
-  // 3 already listed 0: its entry for 1 stays, stale (callers skip merged nodes).
-  EXPECT_THAT(g.Neighbors(3), ::testing::ElementsAre(0, 1));
-  EXPECT_TRUE(g.Interferes(3, 0));
-  EXPECT_TRUE(g.Neighbors(1).empty());
-  EXPECT_EQ(g.num_edges(), 2);
+  for (bool matrix : {true, false}) {
+    SCOPED_TRACE(matrix ? "bit matrix" : "rows only");
+    InterferenceGraph g;
+    g.Reset(4, matrix);
+    g.AddEdge(2, 0);
+    g.AddEdge(0, 2);  // a duplicate
+    g.AddEdge(1, 1);  // a self-edge
+    g.AddEdge(3, 0);
+    g.AddEdge(1, 3);
+    g.Finish();
+    EXPECT_EQ(g.num_edges(), 3);
+    EXPECT_THAT(g.Neighbors(0), ::testing::ElementsAre(2, 3));
+    EXPECT_TRUE(g.Interferes(3, 1));
+    EXPECT_FALSE(g.Interferes(0, 1));
+    g.Merge(0, 1);  // 1's edge to 3 becomes 0's (which it already has)
+    EXPECT_THAT(g.Neighbors(0), ::testing::ElementsAre(2, 3));
+    // 3 already listed 0: its entry for 1 stays, stale (callers skip merged nodes).
+    EXPECT_THAT(g.Neighbors(3), ::testing::ElementsAre(0, 1));
+    EXPECT_TRUE(g.Interferes(3, 0));
+    EXPECT_TRUE(g.Neighbors(1).empty());
+    EXPECT_EQ(g.num_edges(), 2);
+  }
+}
+
+// The two representations agree row for row on a random graph through a
+// series of merges (where a neighbour gains the survivor, the merged node's
+// entry goes; where it had it, the entry stays).
+TEST(InterferenceGraphTest, MatrixAndRowsAgreeThroughMerges) {
+  constexpr int kNodes = 300;
+  InterferenceGraph m, r;
+  m.Reset(kNodes, true);
+  r.Reset(kNodes, false);
+  uint64_t seed = 7;
+  auto next = [&] {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<uint32_t>(seed >> 33);
+  };
+  for (int e = 0; e < 4000; ++e) {
+    uint32_t a = next() % kNodes, b = next() % kNodes;
+    m.AddEdge(a, b);
+    r.AddEdge(a, b);
+  }
+  m.Finish();
+  r.Finish();
+  std::vector<uint8_t> dead(kNodes, 0);
+  int merges = 0;
+  for (int tries = 0; tries < 2000 && merges < 120; ++tries) {
+    uint32_t a = next() % kNodes, b = next() % kNodes;
+    if (a == b || dead[a] || dead[b]) continue;
+    ASSERT_EQ(m.Interferes(a, b), r.Interferes(a, b)) << a << " " << b;
+    if (m.Interferes(a, b)) continue;
+    m.Merge(a, b);
+    r.Merge(a, b);
+    dead[b] = 1;
+    ++merges;
+  }
+  EXPECT_GE(merges, 50);
+  for (uint32_t n = 0; n < kNodes; ++n) {
+    ASSERT_THAT(m.Neighbors(n), ::testing::ElementsAreArray(r.Neighbors(n))) << "node " << n;
+  }
+  EXPECT_EQ(m.num_edges(), r.num_edges());
 }
 
 // Both loop parameters coalesce with their arguments on both edges: the loop

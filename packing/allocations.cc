@@ -13,6 +13,38 @@
 namespace regalloc {
 namespace {
 
+// Numbers the loops of `loops` in preorder of the nest: `pre[l]` is loop l's
+// number, `end[l]` one past the largest number in its subtree.
+void NumberLoopsInPreorder(const LoopNest& loops, std::vector<uint32_t>& pre, std::vector<uint32_t>& end) {
+  const int n = loops.num_loops();
+  pre.assign(n, 0);
+  end.assign(n, 0);
+  std::vector<int> first_child(n, -1), next_sibling(n, -1), work;
+  for (int l = n - 1; l >= 0; --l) {
+    const int parent = loops.parent(l);
+    if (parent < 0) {
+      work.push_back(l);
+    } else {
+      next_sibling[l] = first_child[parent];
+      first_child[parent] = l;
+    }
+  }
+  // Iterative preorder: a loop is numbered when popped, and its end is known
+  // once every child is done (the entry ~loop, pushed below its children).
+  uint32_t next = 0;
+  while (!work.empty()) {
+    const int x = work.back();
+    work.pop_back();
+    if (x < 0) {
+      end[~x] = next;
+      continue;
+    }
+    pre[x] = next++;
+    work.push_back(~x);
+    for (int c = first_child[x]; c >= 0; c = next_sibling[c]) work.push_back(c);
+  }
+}
+
 // How an operand occurs, for its gain.
 enum class OccurrenceKind : uint8_t { kRegUse, kMemoryUse, kStackUse, kDef };
 
@@ -92,7 +124,7 @@ size_t PackingProblem::MemoryBytes() const {
   return items_.capacity() * sizeof(PackingItem) + allocations_.capacity() * sizeof(PackingAllocation) +
          busy_.all().size() * sizeof(Interval) + busy_.num_rows() * 4 + pins_.all().size() * sizeof(RegisterPin) +
          clobbers_.capacity() * sizeof(clobbers_[0]) +
-         item_of_.capacity() * 4 + innermost_.capacity() * 4 + weight_.capacity() * 8;
+         item_of_.capacity() * 4 + innermost_.capacity() * 4 + loop_pre_.capacity() * 8 + weight_.capacity() * 8;
 }
 
 bool PackingProblem::PinnedByOthers(uint32_t a, PReg x) const {
@@ -170,8 +202,7 @@ absl::Status BuildPackingProblem(const Function& func, const Target& target, con
   p.allocations_.clear();
   p.innermost_.assign(num_blocks, -1);
   p.weight_.assign(num_blocks, 1);
-  p.parent_.clear();
-  for (int l = 0; l < loops.num_loops(); ++l) p.parent_.push_back(loops.parent(l));
+  NumberLoopsInPreorder(loops, p.loop_pre_, p.loop_end_);
   for (size_t k = 0; k < func.layout().size(); ++k) {
     Block b = func.layout()[k];
     p.innermost_[b.index()] = loops.innermost(b);

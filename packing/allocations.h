@@ -143,13 +143,15 @@ class PackingProblem {
   // The item of value `v`, or -1.
   int ItemOf(Value v) const { return v.index() < item_of_.size() ? item_of_[v.index()] : -1; }
   // Does timespan `t` contain block `b`?
+  // O(1): loops are numbered in preorder of the loop nest, so a loop holds the
+  // loops numbered from its own number to the end of its subtree.
   bool Contains(uint32_t t, Block b) const {
-    int loop = timespans_[t].loop;
+    const int loop = timespans_[t].loop;
     if (loop < 0) return true;
-    for (int l = innermost_[b.index()]; l >= 0; l = parent_[l]) {
-      if (l == loop) return true;
-    }
-    return false;
+    const int inner = innermost_[b.index()];
+    if (inner < 0) return false;
+    const uint32_t pre = loop_pre_[inner];
+    return pre >= loop_pre_[loop] && pre < loop_end_[loop];
   }
   // Does timespan `a` overlap timespan `b` (one contains the other)?
   bool TimespansOverlap(uint32_t a, uint32_t b) const;
@@ -182,7 +184,8 @@ class PackingProblem {
   std::vector<std::pair<ProgramPoint, RegSet>> clobbers_;  // by point, alias-closed
   std::vector<int32_t> item_of_;
   std::vector<int> innermost_;
-  std::vector<int> parent_;
+  std::vector<uint32_t> loop_pre_;  // each loop's preorder number in the loop nest
+  std::vector<uint32_t> loop_end_;  // past the preorder numbers of its subtree
   std::vector<int64_t> weight_;
   std::vector<std::vector<PReg>> scratch_;
   RegSet withheld_;
