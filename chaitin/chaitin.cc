@@ -82,6 +82,16 @@ class Chaitin {
                       Operand::Use(src).WithConstraint(ConstraintKind::kAny)};
     return f_.NewInst(d, ops);
   }
+  // `dst = const` with the constant of `original` (a const), without the
+  // original's clobbers if it had any: a constant made again.
+  Inst MakeConstAgain(Inst original, Value dst) {
+    InstData c;
+    c.opcode = Opcode::kConst;
+    c.type = f_.inst(original).type;
+    c.imm = f_.inst(original).imm;
+    const Operand def = Operand::Def(dst);
+    return f_.NewInst(c, absl::MakeConstSpan(&def, 1));
+  }
   absl::Status Error(const std::string& what) const {
     // With dumps on (--print), the function as it stood, to reproduce from.
     return absl::InternalError(absl::StrCat("function %", f_.name(), ", chaitin round ", round_, ": ", what,
@@ -93,6 +103,7 @@ class Chaitin {
   absl::Status RewriteStackUses();
   absl::Status BuildGraph();
   void AggressiveCoalesce();
+  int RematerializeConstantArguments();
   void ConservativeCoalesce();
   void MergeNodes(uint32_t a, uint32_t b);
   bool Compatible(uint32_t a, uint32_t b) const;
@@ -376,13 +387,7 @@ absl::Status Chaitin::RewriteStackUses() {
         if (!t.IsValid()) {
           t = NewValueLike(v);
           if (remat_[v.index()].IsValid()) {
-            // The constant alone (not the original's clobbers, if it had any).
-            InstData c;
-            c.opcode = Opcode::kConst;
-            c.type = f_.inst(remat_[v.index()]).type;
-            c.imm = f_.inst(remat_[v.index()]).imm;
-            Operand def = Operand::Def(t);
-            out.push_back(f_.NewInst(c, absl::MakeConstSpan(&def, 1)));
+            out.push_back(MakeConstAgain(remat_[v.index()], t));
             ++stats_.remats;
           } else {
             out.push_back(Make(Opcode::kReload, t, v));
@@ -660,6 +665,46 @@ void Chaitin::AggressiveCoalesce() {
       }
     }
   }
+}
+
+// C2's insert_copies for a constant: where a branch argument defined by `const`
+// did not coalesce with its parameter, the predecessor makes the constant again
+// just before its branch and passes that (a short live range the parameter can
+// coalesce with) instead of keeping the original live to the edge for a move.
+// Returns how many arguments it replaced.
+int Chaitin::RematerializeConstantArguments() {
+  std::vector<Inst> const_def(f_.num_values());
+  for (Block b : f_.layout()) {
+    for (Inst i : f_.block(b).insts) {
+      if (f_.inst(i).opcode == Opcode::kConst) const_def[f_.operands(i)[0].value().index()] = i;
+    }
+  }
+  int made = 0;
+  for (Block b : f_.layout()) {
+    std::vector<Inst>& insts = f_.block(b).insts;
+    if (insts.empty()) continue;
+    const Inst branch = insts.back();
+    const InstData& d = f_.inst(branch);
+    std::vector<Inst> consts;
+    for (int t = 0; t < d.num_targets(); ++t) {
+      const BranchTarget target = d.targets[t];
+      const std::vector<Operand>& params = f_.block(target.block).params;
+      for (size_t k = 0; k < target.num_args && k < params.size(); ++k) {
+        const Operand arg = f_.operands(branch)[target.first_arg + k];
+        const Value a = arg.value(), p = params[k].value();
+        if (!const_def[a.index()].IsValid()) continue;
+        const uint32_t na = NodeOf(a), np = NodeOf(p);
+        if (na == kNoNode || np == kNoNode || na == np) continue;
+        const Value again = NewValueLike(a);
+        consts.push_back(MakeConstAgain(const_def[a.index()], again));
+        f_.operands(branch)[target.first_arg + k].set_value(again);
+        ++stats_.remat_args;
+        ++made;
+      }
+    }
+    insts.insert(insts.end() - 1, consts.begin(), consts.end());
+  }
+  return made;
 }
 
 // Briggs's test: the merged node has fewer than k neighbours of significant
@@ -1029,7 +1074,16 @@ absl::Status Chaitin::Begin() {
   round_ = 1;
   RA_RETURN_IF_ERROR(BuildGraph());
   if (o_.observe_graph) o_.observe_graph(f_, g_, node_of_);
-  if (o_.aggressive) AggressiveCoalesce();
+  if (o_.aggressive) {
+    AggressiveCoalesce();
+    // As C2 builds its physical graph after insert_copies: the constants made
+    // again need nodes, and the originals live shorter.
+    if (RematerializeConstantArguments() > 0) {
+      RA_RETURN_IF_ERROR(BuildGraph());
+      if (o_.observe_graph) o_.observe_graph(f_, g_, node_of_);
+      AggressiveCoalesce();
+    }
+  }
   return absl::OkStatus();
 }
 

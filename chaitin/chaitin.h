@@ -31,7 +31,10 @@
 //     parameters with their arguments where they do not interfere and their
 //     masks intersect; where that fails the parameter keeps its own live range
 //     and lower_params moves the value on the edge (parallel copies, cycles
-//     included).
+//     included). A constant argument that failed is made again instead (C2's
+//     insert_copies): a new `const` just before the predecessor's branch is
+//     passed in its place, the graph is rebuilt and coalescing tried again, so
+//     the edge moves nothing and the original no longer lives to the edge.
 //  5. Conservative coalescing (PhaseConservativeCoalesce): copies, when Briggs's
 //     test holds (fewer than k neighbours of significant degree), so a
 //     colorable graph stays colorable.
@@ -93,10 +96,13 @@ struct ChaitinOptions {
   bool lower_params = true;
   // Fill ChaitinStats::printed with each round's live ranges and decisions.
   bool dump = false;
-  // For tests and tools: called with each round's graph as built, before any
-  // coalescing: the function as it is then, the graph, and each value's node
+  // For tests and tools: called with each graph as built, before coalescing on
+  // it: the function as it is then, the graph, and each value's node
   // (ChaitinOptions::kStackValue for values living in a stack slot). Values of
   // one node (a two-address def and its source's copy) share it from the start.
+  // Once per round, and once more in the first where constant arguments were
+  // made again (ChaitinStats::remat_args > 0): that graph is rebuilt after
+  // aggressive coalescing, whose merged values share their nodes.
   static constexpr uint32_t kStackValue = ~0u;
   std::function<void(const Function&, const InterferenceGraph&, const std::vector<uint32_t>&)> observe_graph;
   // Rounds of build/color/spill before giving up (each round's spill pieces
@@ -115,6 +121,7 @@ struct ChaitinStats {
   int spills = 0;               // stores inserted
   int reloads = 0;              // reloads inserted
   int remats = 0;               // constants made again at a use instead of reloaded
+  int remat_args = 0;           // constant branch arguments made again before the branch
   int64_t graph_bytes = 0;      // the largest graph's adjacency storage
   LowerParamsStats lower;
   std::string printed;          // with ChaitinOptions::dump

@@ -277,6 +277,43 @@ TEST(ChaitinTest, SpilledConstantsAreRematerialized) {
   EXPECT_EQ(run.cost.reloads, 0) << run.printed;
 }
 
+// C2's insert_copies for a constant: the step (v1) is an argument on the entry
+// edge and is read in the loop too, so it interferes with the counter (v3) and
+// cannot coalesce with it. Instead of an edge move out of v1's register, the
+// constant is made again before the jump, and that coalesces: the entry edge
+// moves nothing. Without aggressive coalescing nothing is made again.
+TEST(ChaitinTest, AConstantArgumentIsMadeAgainInsteadOfCopied) {
+  const char* text = R"(function %count(i32, i32) -> i32 {
+block0(v0: i32, v9: i32):
+    v1 = const.i32 8
+    jump block1(v1, v0)
+block1(v3: i32, v4: i32):
+    v5 = add v3, v1
+    v6 = add v4, v1
+    v7 = cmp.ult v5, v9
+    br v7, block1(v5, v6), block2
+block2:
+    v8 = add v5, v6
+    ret v8
+}
+)";
+  for (const char* target : {"x86_64", "aarch64", "armv7"}) {
+    ChaitinRun run = Allocate(text, T(target));
+    ASSERT_TRUE(run.ok) << target;
+    EXPECT_EQ(run.stats.remat_args, 1) << target << "\n" << run.printed;
+    // Only the constant's argument was replaced; the jump passes a new value.
+    EXPECT_THAT(run.printed, ::testing::ContainsRegex("const\\.i32 8[^\n]*\n[^\n]*const\\.i32 8"))
+        << target << "\n" << run.printed;
+    EXPECT_EQ(run.stats.lower.moves, 0) << target << "\n" << run.printed;
+    ChaitinOptions no;
+    no.aggressive = false;
+    ChaitinRun plain = Allocate(text, T(target), no);
+    ASSERT_TRUE(plain.ok) << target;
+    EXPECT_EQ(plain.stats.remat_args, 0) << target;
+    EXPECT_GT(plain.stats.lower.moves, 0) << target << "\n" << plain.printed;
+  }
+}
+
 // Briggs's optimistic coloring spills no more than Chaitin's pessimistic
 // simplify, and less over a set of functions; coalescing lowers the moves.
 TEST(ChaitinTest, OptimisticAndCoalescingPayOff) {
@@ -437,7 +474,8 @@ TEST(ChaitinTest, GraphEqualsInterferenceFromLiveRanges) {
       };
       ChaitinRun run = Allocate(f, T(target), o);
       EXPECT_TRUE(run.ok);
-      EXPECT_EQ(graphs, run.stats.rounds) << target << " seed " << seed;
+      // The first round rebuilds its graph after making constant arguments again.
+      EXPECT_EQ(graphs, run.stats.rounds + (run.stats.remat_args > 0 ? 1 : 0)) << target << " seed " << seed;
     }
   }
 }

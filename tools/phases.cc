@@ -369,6 +369,7 @@ void ReportChaitin(PhaseContext& c, const ChaitinStats& s, bool coloring) {
     c.stat("edges", s.edges);
     c.stat("constraint_copies", s.constraint_copies);
     c.stat("aggressive", s.aggressive);
+    c.stat("remat_args", s.remat_args);
     return;
   }
   c.stat("rounds", s.rounds);
