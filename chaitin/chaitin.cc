@@ -684,10 +684,10 @@ int Chaitin::RematerializeConstantArguments() {
     std::vector<Inst>& insts = f_.block(b).insts;
     if (insts.empty()) continue;
     const Inst branch = insts.back();
-    const InstData& d = f_.inst(branch);
+    // A copy: making instructions below may move the instruction array.
+    const absl::InlinedVector<BranchTarget, 2> targets = f_.inst(branch).targets;
     std::vector<Inst> consts;
-    for (int t = 0; t < d.num_targets(); ++t) {
-      const BranchTarget target = d.targets[t];
+    for (const BranchTarget& target : targets) {
       const std::vector<Operand>& params = f_.block(target.block).params;
       for (size_t k = 0; k < target.num_args && k < params.size(); ++k) {
         const Operand arg = f_.operands(branch)[target.first_arg + k];
