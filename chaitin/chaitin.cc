@@ -488,7 +488,7 @@ absl::Status Chaitin::BuildGraph() {
   cost_.assign(nn, 0.0);
   area_.assign(nn, 0.0);
   enter_.assign(nn, 0.0);
-  g_.Reset(static_cast<int>(nn));
+  g_.Reset(static_cast<int>(nn), o_.graph_matrix_max_bytes);
 
   // The walk. `live` is a sparse set of nodes; `pressure` the bank slots they
   // take, whose most per block decides where splitting keeps values.
@@ -640,11 +640,14 @@ bool Chaitin::Compatible(uint32_t a, uint32_t b) const {
   if (precolored_[a] && precolored_[b]) return false;
   if (!precolored_[a] && !precolored_[b]) return true;
   uint32_t fixed = precolored_[a] ? a : b, other = precolored_[a] ? b : a;
-  for (uint32_t m : g_.Neighbors(other)) {
-    if (alias_[m] != m) continue;
-    if (precolored_[m] && t_.Units(color_[m]).Intersects(t_.Units(color_[fixed]))) return false;
-  }
-  return true;
+  bool compatible = true;
+  g_.ForEachNeighbor(other, [&](uint32_t m) {
+    if (alias_[m] == m && precolored_[m] && t_.Units(color_[m]).Intersects(t_.Units(color_[fixed]))) {
+      compatible = false;
+    }
+    return compatible;
+  });
+  return compatible;
 }
 
 void Chaitin::AggressiveCoalesce() {
@@ -723,13 +726,11 @@ void Chaitin::ConservativeCoalesce() {
         // already interferes with the fixed one, or has insignificant degree.
         uint32_t fixed = precolored_[nd] ? nd : ns, other = precolored_[nd] ? ns : nd;
         bool safe = true;
-        for (uint32_t m : g_.Neighbors(other)) {
-          if (alias_[m] != m || precolored_[m] || g_.Interferes(m, fixed)) continue;
-          if (static_cast<int>(g_.Neighbors(m).size()) >= mask_[m].Count()) {
-            safe = false;
-            break;
-          }
-        }
+        g_.ForEachNeighbor(other, [&](uint32_t m) {
+          if (alias_[m] != m || precolored_[m] || g_.Interferes(m, fixed)) return true;
+          safe = g_.Degree(m) < mask_[m].Count();
+          return safe;
+        });
         if (!safe) continue;
         MergeNodes(fixed, other);
         Union(ops[1].value(), ops[0].value());
@@ -740,20 +741,11 @@ void Chaitin::ConservativeCoalesce() {
       // significant ones (a long-lived value's row spans the function).
       const int k = (mask_[nd] & mask_[ns]).Count();
       int significant = 0;
-      absl::Span<const uint32_t> x = g_.Neighbors(nd), y = g_.Neighbors(ns);
-      size_t xi = 0, yi = 0;
-      while ((xi < x.size() || yi < y.size()) && significant < k) {
-        uint32_t m;
-        if (yi == y.size() || (xi < x.size() && x[xi] < y[yi])) {
-          m = x[xi++];
-        } else if (xi == x.size() || y[yi] < x[xi]) {
-          m = y[yi++];
-        } else {
-          m = x[xi++];
-          ++yi;
-        }
-        if (alias_[m] != m) continue;
-        if (precolored_[m] || static_cast<int>(g_.Neighbors(m).size()) >= mask_[m].Count()) ++significant;
+      if (k > 0) {
+        g_.ForEachNeighborOfEither(nd, ns, [&](uint32_t m) {
+          if (alias_[m] == m && (precolored_[m] || g_.Degree(m) >= mask_[m].Count())) ++significant;
+          return significant < k;
+        });
       }
       if (significant >= k) continue;
       // The survivor is the source's node, so that the copy's def joins it.
@@ -783,9 +775,9 @@ absl::Status Chaitin::Color(std::vector<uint32_t>& spilled) {
       spilled.push_back(n);
       continue;
     }
-    for (uint32_t m : g_.Neighbors(n)) {
+    g_.ForEachNeighbor(n, [&](uint32_t m) {
       if (alias_[m] == m) degree[n] += Blocks(n, m);
-    }
+    });
     remaining.push_back(n);
   }
   for (uint32_t n : remaining) {
@@ -802,14 +794,14 @@ absl::Status Chaitin::Color(std::vector<uint32_t>& spilled) {
   auto take = [&](uint32_t n) {
     removed[n] = 1;
     --left;
-    for (uint32_t m : g_.Neighbors(n)) {
-      if (removed[m]) continue;
+    g_.ForEachNeighbor(n, [&](uint32_t m) {
+      if (removed[m]) return;
       degree[m] -= Blocks(m, n);
       if (!on_low[m] && degree[m] < k[m]) {
         low.push_back(m);
         on_low[m] = 1;
       }
-    }
+    });
   };
   while (left > 0) {
     if (!low.empty()) {
@@ -843,20 +835,22 @@ absl::Status Chaitin::Color(std::vector<uint32_t>& spilled) {
   for (uint32_t n = 0; n < nn; ++n) {
     if (!precolored_[n] || alias_[n] != n) continue;
     colored[n] = 1;
-    for (uint32_t m : g_.Neighbors(n)) {
-      if (alias_[m] != m) continue;
-      if (precolored_[m] && t_.Units(color_[m]).Intersects(t_.Units(color_[n]))) {
-        return Error(absl::StrCat("two live ranges fixed to %", t_.RegName(color_[n]), " and %",
-                                  t_.RegName(color_[m]), " interfere: {", Members(n), "} and {", Members(m), "}"));
-      }
+    uint32_t clash = kNoNode;
+    g_.ForEachNeighbor(n, [&](uint32_t m) {
+      if (alias_[m] == m && precolored_[m] && t_.Units(color_[m]).Intersects(t_.Units(color_[n]))) clash = m;
+      return clash == kNoNode;
+    });
+    if (clash != kNoNode) {
+      return Error(absl::StrCat("two live ranges fixed to %", t_.RegName(color_[n]), " and %",
+                                t_.RegName(color_[clash]), " interfere: {", Members(n), "} and {", Members(clash), "}"));
     }
   }
   for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
     uint32_t n = *it;
     UnitSet taken;
-    for (uint32_t m : g_.Neighbors(n)) {
+    g_.ForEachNeighbor(n, [&](uint32_t m) {
       if (colored[m]) taken |= t_.Units(color_[m]);
-    }
+    });
     PReg pick;
     for (PReg r : t_.Class(cls_[n]).allocation_order) {
       if (mask_[n].Contains(r) && !taken.Intersects(t_.Units(r))) {
@@ -1037,7 +1031,7 @@ void Chaitin::PrintRound(const std::vector<uint32_t>& spilled) {
     std::string members = Members(static_cast<uint32_t>(n));
     bool is_spilled = std::find(spilled.begin(), spilled.end(), n) != spilled.end();
     absl::StrAppend(&stats_.printed, "  lrg", n, " {", members, "} ", t_.Class(cls_[n]).name, " mask ",
-                    mask_[n].Count(), " degree ", g_.Neighbors(static_cast<uint32_t>(n)).size(), " cost ", cost_[n],
+                    mask_[n].Count(), " degree ", g_.Degree(static_cast<uint32_t>(n)), " cost ", cost_[n],
                     " area ", area_[n], " score ", Score(cost_[n], area_[n], node_temp_[n]), " -> ",
                     is_spilled ? std::string("spilled")
                                : color_[n].IsValid() ? absl::StrCat("%", t_.RegName(color_[n])) : std::string("-"),

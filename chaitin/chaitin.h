@@ -105,6 +105,9 @@ struct ChaitinOptions {
   // aggressive coalescing, whose merged values share their nodes.
   static constexpr uint32_t kStackValue = ~0u;
   std::function<void(const Function&, const InterferenceGraph&, const std::vector<uint32_t>&)> observe_graph;
+  // The interference graph is a bit matrix up to this size, sparse bit rows
+  // above (chaitin/ifg.h); allocations are the same either way.
+  int64_t graph_matrix_max_bytes = InterferenceGraph::kMatrixMaxBytes;
   // Rounds of build/color/spill before giving up (each round's spill pieces
   // cannot spill again, so two or three suffice in practice).
   int max_rounds = 12;

@@ -66,9 +66,9 @@ ChaitinRun Allocate(const std::string& text, const Target& target, const Chaitin
 
 TEST(InterferenceGraphTest, RowsAreSquareSortedAndMerge) {
   for (bool matrix : {true, false}) {
-    SCOPED_TRACE(matrix ? "bit matrix" : "rows only");
+    SCOPED_TRACE(matrix ? "bit matrix" : "sparse rows");
     InterferenceGraph g;
-    g.Reset(4, matrix);
+    g.Reset(4, matrix ? InterferenceGraph::kMatrixMaxBytes : 0);
     g.AddEdge(2, 0);
     g.AddEdge(0, 2);  // a duplicate
     g.AddEdge(1, 1);  // a self-edge
@@ -85,18 +85,21 @@ TEST(InterferenceGraphTest, RowsAreSquareSortedAndMerge) {
     EXPECT_THAT(g.Neighbors(3), ::testing::ElementsAre(0, 1));
     EXPECT_TRUE(g.Interferes(3, 0));
     EXPECT_TRUE(g.Neighbors(1).empty());
+    EXPECT_EQ(g.Degree(3), 2);  // the stale entry counts
+    EXPECT_EQ(g.Degree(1), 0);
     EXPECT_EQ(g.num_edges(), 2);
   }
 }
 
 // The two representations agree row for row on a random graph through a
 // series of merges (where a neighbour gains the survivor, the merged node's
-// entry goes; where it had it, the entry stays).
-TEST(InterferenceGraphTest, MatrixAndRowsAgreeThroughMerges) {
+// entry goes; where it had it, the entry stays), and so do degrees, the edge
+// count and the union walk.
+TEST(InterferenceGraphTest, MatrixAndSparseRowsAgreeThroughMerges) {
   constexpr int kNodes = 300;
   InterferenceGraph m, r;
-  m.Reset(kNodes, true);
-  r.Reset(kNodes, false);
+  m.Reset(kNodes);
+  r.Reset(kNodes, 0);
   uint64_t seed = 7;
   auto next = [&] {
     seed = seed * 6364136223846793005ull + 1442695040888963407ull;
@@ -122,10 +125,25 @@ TEST(InterferenceGraphTest, MatrixAndRowsAgreeThroughMerges) {
     ++merges;
   }
   EXPECT_GE(merges, 50);
+  int64_t ends = 0;
   for (uint32_t n = 0; n < kNodes; ++n) {
     ASSERT_THAT(m.Neighbors(n), ::testing::ElementsAreArray(r.Neighbors(n))) << "node " << n;
+    ASSERT_EQ(m.Degree(n), static_cast<int>(m.Neighbors(n).size())) << "node " << n;
+    ASSERT_EQ(r.Degree(n), static_cast<int>(r.Neighbors(n).size())) << "node " << n;
+    for (uint32_t x : m.Neighbors(n)) ends += !dead[x];
   }
-  EXPECT_EQ(m.num_edges(), r.num_edges());
+  EXPECT_EQ(m.num_edges(), ends / 2);
+  EXPECT_EQ(r.num_edges(), ends / 2);
+  for (uint32_t a = 0; a + 1 < kNodes; a += 7) {
+    std::set<uint32_t> both;
+    for (uint32_t x : m.Neighbors(a)) both.insert(x);
+    for (uint32_t x : m.Neighbors(a + 1)) both.insert(x);
+    std::vector<uint32_t> walked_m, walked_r;
+    m.ForEachNeighborOfEither(a, a + 1, [&](uint32_t x) { walked_m.push_back(x); });
+    r.ForEachNeighborOfEither(a, a + 1, [&](uint32_t x) { walked_r.push_back(x); });
+    ASSERT_THAT(walked_m, ::testing::ElementsAreArray(both)) << a;
+    ASSERT_THAT(walked_r, ::testing::ElementsAreArray(both)) << a;
+  }
 }
 
 // Both loop parameters coalesce with their arguments on both edges: the loop
@@ -367,6 +385,13 @@ TEST(ChaitinTest, GeneratedFunctionsCheckOnEveryTarget) {
       Function f = Generate(seed, g, T(target)).value();
       ChaitinRun run = Allocate(f, T(target));
       EXPECT_TRUE(run.ok) << target << " seed " << seed;
+      if (seed % 4 == 0) {
+        // The graph's sparse rows (what large functions get) allocate alike.
+        ChaitinOptions sparse;
+        sparse.graph_matrix_max_bytes = 0;
+        ChaitinRun other = Allocate(f, T(target), sparse);
+        EXPECT_EQ(other.printed, run.printed) << target << " seed " << seed;
+      }
     }
   }
 }
@@ -386,6 +411,7 @@ TEST(ChaitinTest, GraphEqualsInterferenceFromLiveRanges) {
       Function f = Generate(seed, g, T(target)).value();
       int graphs = 0;
       ChaitinOptions o;
+      if (seed % 3 == 0) o.graph_matrix_max_bytes = 0;  // sparse rows
       o.observe_graph = [&](const Function& fn, const InterferenceGraph& ifg, const std::vector<uint32_t>& node) {
         ++graphs;
         LiveSets sets(fn);

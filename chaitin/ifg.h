@@ -1,93 +1,159 @@
-// An interference graph over dense node ids (C2's PhaseIFG): built from an edge
-// list, then one sorted adjacency row per node, so that a coalescer can ask
-// whether two nodes interfere and merge one node into another. C2 keeps a
-// triangular half first and squares it up; here the rows are square from the
-// start (each edge in both rows).
+// An interference graph over dense node ids (C2's PhaseIFG): a set of neighbour
+// bits per node, so that a coalescer can ask whether two nodes interfere and
+// merge one node into another. C2 keeps a triangular half first and squares it
+// up; here the rows are square from the start (each edge in both rows).
 //
-// Two representations behind one interface, chosen by size at Reset:
-//  - up to kMatrixMaxBytes of n² bits, a square bit matrix (C2 keeps a bit set
-//    per live range): an edge is one bit (duplicates cost nothing), Interferes
-//    one test, Merge ORs one row into another; the sorted rows Neighbors hands
-//    out are read off the matrix when asked for, after a change only;
-//  - above it, rows only: edge ends pushed per row, each row sorted once by
-//    Finish; Interferes a binary search, Merge a sorted union.
-// Both give the same rows after the same calls (stale entries included).
+// Two representations of the rows behind one interface, chosen by size at Reset:
+//  - up to kMatrixMaxBytes of n² bits, a square bit matrix: an edge is one bit,
+//    Interferes one test, Merge ORs one row into another;
+//  - above it, sparse bit rows (C2's IndexSet keeps a sparse bit set per live
+//    range): each row the 64-bit words it has bits in, sorted by word index.
+//    A long-lived value's row is then n/8 bytes, a short one's a few words,
+//    where sorted id lists cost 4 bytes per edge end (1.6 GB at 1M
+//    instructions with 200 long-lived values).
+// Both give the same rows after the same calls, stale entries included: tests
+// run one against the other.
 //
-//   InterferenceGraph g;          // keep it: rows are reused between builds
+//   InterferenceGraph g;          // keep it: buffers are reused between builds
 //   g.Reset(num_nodes);
 //   g.AddEdge(a, b);              // duplicates and self-edges are dropped
 //   g.Finish();
 //   if (!g.Interferes(a, b)) g.Merge(a, b);   // b's edges now a's; b has none
+//   g.ForEachNeighbor(a, [&](uint32_t m) { ... });   // in increasing order
 //
 // Memory: the matrix n²/8 bytes (15 MB at the 11k live ranges of a 10k-
-// instruction function; 1.25 GB at 100k, hence the bound), plus 4 bytes per
-// edge end and a row header per node for the rows. Neighbors may rebuild a
-// row: not for concurrent readers.
+// instruction function; 1.25 GB at 100k, hence the bound); sparse rows 16
+// bytes per word holding bits, plus a row header per node.
 #ifndef REGALLOC_CHAITIN_IFG_H_
 #define REGALLOC_CHAITIN_IFG_H_
 
+#include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
-
-#include "absl/types/span.h"
 
 namespace regalloc {
 
 class InterferenceGraph {
  public:
-  // The bit matrix's largest size (n²/8 bytes); larger graphs use rows only.
+  // The bit matrix's largest size (n²/8 bytes); larger graphs use sparse rows.
   static constexpr int64_t kMatrixMaxBytes = int64_t{64} << 20;
 
-  // Drops every edge and sizes the graph for `num_nodes` nodes. `matrix`
-  // false forces rows only (for tests of both representations).
-  void Reset(int num_nodes, bool matrix = true);
+  // Drops every edge and sizes the graph for `num_nodes` nodes, as a bit
+  // matrix if that takes at most `matrix_max_bytes` (0: sparse rows always).
+  void Reset(int num_nodes, int64_t matrix_max_bytes = kMatrixMaxBytes);
   // Records an edge (before Finish).
   void AddEdge(uint32_t a, uint32_t b) {
-    if (a == b) return;
-    if (words_ > 0) {
-      uint64_t& w = matrix_[a * words_ + (b >> 6)];
-      const uint64_t bit = uint64_t{1} << (b & 63);
-      if (w & bit) return;
-      w |= bit;
-      matrix_[b * words_ + (a >> 6)] |= uint64_t{1} << (a & 63);
-      ++matrix_edges_;
-      return;
-    }
-    rows_[a].push_back(b);
-    rows_[b].push_back(a);
+    if (a == b || !SetBit(a, b)) return;
+    SetBit(b, a);
+    ++edges_;
   }
-  // Sorts each row and drops its duplicates (many small sorts beat one sort of
-  // every edge: at a hundred values live, a 5k-instruction function records
-  // half a million edge ends).
-  void Finish();
+  // Ends the build (rows need no sorting: they are kept sorted).
+  void Finish() {}
 
   int num_nodes() const { return num_nodes_; }
-  // Sorted; after merges it may still name a merged node (where its survivor is
-  // named too): callers skip nodes they know merged.
-  absl::Span<const uint32_t> Neighbors(uint32_t a) const {
-    if (words_ > 0 && stale_row_[a]) ReadRow(a);
-    return rows_[a];
-  }
   bool Interferes(uint32_t a, uint32_t b) const;
-  // Merges `b` into `a`: a's row becomes the union, every neighbour of b now
-  // lists a (and may still list b). Precondition: !Interferes(a, b).
+  // The entries of a's row. After merges it may still name a merged node
+  // (where its survivor is named too): callers skip nodes they know merged.
+  int Degree(uint32_t a) const { return degree_[a]; }
+  // Calls f(m) for each entry m of a's row in increasing order; f may return
+  // bool, false to stop.
+  template <typename F>
+  void ForEachNeighbor(uint32_t a, F&& f) const {
+    if (words_ > 0) {
+      const uint64_t* row = &matrix_[a * words_];
+      for (size_t k = 0; k < words_; ++k) {
+        if (!VisitBits(k, row[k], f)) return;
+      }
+      return;
+    }
+    for (const Word& w : sparse_[a]) {
+      if (!VisitBits(w.index, w.bits, f)) return;
+    }
+  }
+  // Calls f(m) once for each m in a's row or b's row, in increasing order; f
+  // as above.
+  template <typename F>
+  void ForEachNeighborOfEither(uint32_t a, uint32_t b, F&& f) const {
+    if (words_ > 0) {
+      const uint64_t* x = &matrix_[a * words_];
+      const uint64_t* y = &matrix_[b * words_];
+      for (size_t k = 0; k < words_; ++k) {
+        if (!VisitBits(k, x[k] | y[k], f)) return;
+      }
+      return;
+    }
+    const std::vector<Word>& x = sparse_[a];
+    const std::vector<Word>& y = sparse_[b];
+    size_t i = 0, j = 0;
+    while (i < x.size() || j < y.size()) {
+      bool keep;
+      if (j == y.size() || (i < x.size() && x[i].index < y[j].index)) {
+        keep = VisitBits(x[i].index, x[i].bits, f);
+        ++i;
+      } else if (i == x.size() || y[j].index < x[i].index) {
+        keep = VisitBits(y[j].index, y[j].bits, f);
+        ++j;
+      } else {
+        keep = VisitBits(x[i].index, x[i].bits | y[j].bits, f);
+        ++i;
+        ++j;
+      }
+      if (!keep) return;
+    }
+  }
+  // a's row as a list (tests and dumps).
+  std::vector<uint32_t> Neighbors(uint32_t a) const;
+  // Merges `b` into `a`: a's row becomes the union; each live neighbour of b
+  // lists a, and b no more where it did not list a already (there b stays,
+  // stale). Precondition: !Interferes(a, b).
   void Merge(uint32_t a, uint32_t b);
-  // Edges (each counted once) and the bytes the rows hold.
-  int64_t num_edges() const;
+  // Edges between unmerged nodes, and the bytes the rows hold.
+  int64_t num_edges() const { return edges_; }
   int64_t MemoryBytes() const;
 
  private:
-  bool Bit(uint32_t a, uint32_t b) const { return (matrix_[a * words_ + (b >> 6)] >> (b & 63)) & 1; }
-  void ReadRow(uint32_t a) const;
+  struct Word {
+    uint32_t index;  // bits for ids index*64 .. index*64+63
+    uint64_t bits;
+  };
+
+  template <typename F>
+  static bool VisitBits(size_t index, uint64_t bits, F& f) {
+    for (; bits != 0; bits &= bits - 1) {
+      const uint32_t m = static_cast<uint32_t>(index * 64 + __builtin_ctzll(bits));
+      if constexpr (std::is_same_v<decltype(f(m)), bool>) {
+        if (!f(m)) return false;
+      } else {
+        f(m);
+      }
+    }
+    return true;
+  }
+  // Sets bit b of a's row; false if it was set.
+  bool SetBit(uint32_t a, uint32_t b) {
+    if (words_ == 0) return SetSparseBit(a, b);
+    uint64_t& word = matrix_[a * words_ + (b >> 6)];
+    const uint64_t bit = uint64_t{1} << (b & 63);
+    if (word & bit) return false;
+    word |= bit;
+    ++degree_[a];
+    return true;
+  }
+  bool SetSparseBit(uint32_t a, uint32_t b);
+  void ClearBit(uint32_t a, uint32_t b);
+  bool Bit(uint32_t a, uint32_t b) const;
+  // The word of a's sparse row holding index `index`, or nullptr.
+  const Word* FindWord(uint32_t a, uint32_t index) const;
 
   int num_nodes_ = 0;
-  size_t words_ = 0;               // per matrix row; 0: rows only
-  int64_t matrix_edges_ = 0;       // matrix mode: edges between live nodes
+  size_t words_ = 0;  // per matrix row; 0: sparse rows
   std::vector<uint64_t> matrix_;
-  mutable std::vector<uint8_t> stale_row_;  // matrix mode: rows_[n] to be read again
-  mutable std::vector<std::vector<uint32_t>> rows_;
+  std::vector<std::vector<Word>> sparse_;
+  std::vector<int32_t> degree_;
   std::vector<uint8_t> dead_;  // merged into another node
-  std::vector<uint32_t> merged_;
+  std::vector<Word> merged_;   // Merge's buffer
+  int64_t edges_ = 0;
 };
 
 }  // namespace regalloc
