@@ -104,9 +104,25 @@ class Chaitin {
   absl::Status BuildGraph();
   void AggressiveCoalesce();
   int RematerializeConstantArguments();
+  void AddConstantNode(Block b, Inst branch, Value v, uint32_t of, Position read_at);
   void ConservativeCoalesce();
   void MergeNodes(uint32_t a, uint32_t b);
   bool Compatible(uint32_t a, uint32_t b) const;
+  // A new live range of class `cls` (BuildGraph's, or one added to its graph).
+  uint32_t NewNode(RegClass cls) {
+    const uint32_t n = static_cast<uint32_t>(cls_.size());
+    cls_.push_back(cls);
+    mask_.push_back(t_.Class(cls).members);
+    precolored_.push_back(0);
+    node_temp_.push_back(1);
+    color_.push_back(PReg());
+    alias_.push_back(n);
+    clobbered_.push_back(RegSet());
+    cost_.push_back(0.0);
+    area_.push_back(0.0);
+    enter_.push_back(0.0);
+    return n;
+  }
   uint32_t NodeOf(Value v) {
     uint32_t n = node_of_[v.index()];
     if (n == kNoNode) return n;
@@ -176,6 +192,7 @@ class Chaitin {
   std::vector<double> cost_, area_, enter_;
   std::vector<uint8_t> precolored_, node_temp_;
   std::vector<PReg> color_;
+  uint32_t spare_nodes_ = 0;         // graph nodes kept for constants made again
   std::vector<int> cover_;           // [class][class]
   std::vector<int> cover_pre_;       // [class][register]
   std::vector<int64_t> weight_;      // by block
@@ -444,6 +461,11 @@ absl::Status Chaitin::BuildGraph() {
   precolored_.clear();
   node_temp_.clear();
   color_.clear();
+  alias_.clear();
+  clobbered_.clear();
+  cost_.clear();
+  area_.clear();
+  enter_.clear();
   auto add_value = [&](Value v) -> absl::Status {
     if (stack_[v.index()]) return absl::OkStatus();
     uint32_t root = Find(v.index());
@@ -453,14 +475,7 @@ absl::Status Chaitin::BuildGraph() {
       return absl::InvalidArgumentError(absl::StrCat("function %", f_.name(), ": ", f_.ValueName(v), " of type ",
                                                      TypeName(f_.value_type(v)), " has no register class"));
     }
-    if (n == kNoNode) {
-      n = static_cast<uint32_t>(cls_.size());
-      cls_.push_back(*cls);
-      mask_.push_back(t_.Class(*cls).members);
-      precolored_.push_back(0);
-      node_temp_.push_back(1);
-      color_.push_back(PReg());
-    }
+    if (n == kNoNode) n = NewNode(*cls);
     node_of_[v.index()] = n;
     if (!temp_[v.index()]) node_temp_[n] = 0;
     if (precolor_[v.index()].IsValid()) {
@@ -482,13 +497,8 @@ absl::Status Chaitin::BuildGraph() {
     }
   }
   const uint32_t nn = static_cast<uint32_t>(cls_.size());
-  alias_.resize(nn);
-  for (uint32_t n = 0; n < nn; ++n) alias_[n] = n;
-  clobbered_.assign(nn, RegSet());
-  cost_.assign(nn, 0.0);
-  area_.assign(nn, 0.0);
-  enter_.assign(nn, 0.0);
-  g_.Reset(static_cast<int>(nn), o_.graph_matrix_max_bytes);
+  // Room for the nodes RematerializeConstantArguments may add to this graph.
+  g_.Reset(static_cast<int>(nn + spare_nodes_), o_.graph_matrix_max_bytes);
 
   // The walk. `live` is a sparse set of nodes; `pressure` the bank slots they
   // take, whose most per block decides where splitting keeps values.
@@ -701,6 +711,7 @@ int Chaitin::RematerializeConstantArguments() {
         const Value again = NewValueLike(a);
         consts.push_back(MakeConstAgain(const_def[a.index()], again));
         f_.operands(branch)[target.first_arg + k].set_value(again);
+        AddConstantNode(b, branch, again, na, arg.position());
         ++stats_.remat_args;
         ++made;
       }
@@ -708,6 +719,35 @@ int Chaitin::RematerializeConstantArguments() {
     insts.insert(insts.end() - 1, consts.begin(), consts.end());
   }
   return made;
+}
+
+// The live range of `v`, a constant made again just before `branch` (the
+// last instruction of `b`) for one of its arguments, into the current graph
+// as BuildGraph would put it: it interferes with what lives out of `b`, with
+// what the branch reads and, read late, with the branch's early defs and
+// clobbers. Like `of` (the original's node): the original keeps its edges
+// (it lives no longer now; more edges than needed are safe).
+void Chaitin::AddConstantNode(Block b, Inst branch, Value v, uint32_t of, Position read_at) {
+  const uint32_t n = NewNode(cls_[of]);
+  if (node_of_.size() <= v.index()) node_of_.resize(v.index() + 1, kNoNode);
+  node_of_[v.index()] = n;
+  const double w = static_cast<double>(weight_[b.index()]);
+  cost_[n] = 3 * w;  // a def and a use
+  area_[n] = w;
+  node_temp_[n] = 0;
+  auto edge = [&](Value x) {
+    const uint32_t m = NodeOf(x);
+    if (m != kNoNode && m != n) g_.AddEdge(n, m);
+  };
+  for (Value x : sets_.LiveOut(b)) edge(x);
+  const InstData& d = f_.inst(branch);
+  for (const Operand& op : f_.operands(branch)) {
+    if (op.IsUse() || (read_at == Position::kLate && op.position() == Position::kEarly)) edge(op.value());
+  }
+  if (read_at == Position::kLate && d.clobbers >= 0) {
+    for (PReg r : f_.clobber_set(d.clobbers)) clobbered_[n] |= t_.Aliases(r);
+    mask_[n].Subtract(clobbered_[n]);
+  }
 }
 
 // Briggs's test: the merged node has fewer than k neighbours of significant
@@ -1065,18 +1105,32 @@ absl::Status Chaitin::Begin() {
     }
   }
   RA_RETURN_IF_ERROR(Prepare());
+  // Each constant branch argument may get a node of its own in the first graph.
+  spare_nodes_ = 0;
+  if (o_.aggressive) {
+    std::vector<uint8_t> is_const(f_.num_values(), 0);
+    for (Block b : f_.layout()) {
+      for (Inst i : f_.block(b).insts) {
+        if (f_.inst(i).opcode == Opcode::kConst) is_const[f_.operands(i)[0].value().index()] = 1;
+      }
+    }
+    for (Block b : f_.layout()) {
+      if (f_.block(b).insts.empty()) continue;
+      const Inst i = f_.block(b).insts.back();
+      absl::Span<const Operand> ops = f_.operands(i);
+      for (size_t k = NumNonArgOperands(f_.inst(i)); k < ops.size(); ++k) spare_nodes_ += is_const[ops[k].value().index()];
+    }
+  }
   round_ = 1;
   RA_RETURN_IF_ERROR(BuildGraph());
   if (o_.observe_graph) o_.observe_graph(f_, g_, node_of_);
   if (o_.aggressive) {
     AggressiveCoalesce();
-    // As C2 builds its physical graph after insert_copies: the constants made
-    // again need nodes, and the originals live shorter.
-    if (RematerializeConstantArguments() > 0) {
-      RA_RETURN_IF_ERROR(BuildGraph());
-      if (o_.observe_graph) o_.observe_graph(f_, g_, node_of_);
-      AggressiveCoalesce();
-    }
+    // The constants made again join this graph (C2 builds its physical
+    // graph anew after insert_copies; the first graph is the largest of all
+    // rounds, so here it is updated instead), then coalesce.
+    if (RematerializeConstantArguments() > 0) AggressiveCoalesce();
+    spare_nodes_ = 0;
   }
   return absl::OkStatus();
 }

@@ -33,8 +33,9 @@
 //     and lower_params moves the value on the edge (parallel copies, cycles
 //     included). A constant argument that failed is made again instead (C2's
 //     insert_copies): a new `const` just before the predecessor's branch is
-//     passed in its place, the graph is rebuilt and coalescing tried again, so
-//     the edge moves nothing and the original no longer lives to the edge.
+//     passed in its place, added to the graph (C2 builds its graph anew here;
+//     the first graph is the largest, so it is updated: the original keeps
+//     its edges) and coalescing tried again, so the edge moves nothing.
 //  5. Conservative coalescing (PhaseConservativeCoalesce): copies, when Briggs's
 //     test holds (fewer than k neighbours of significant degree), so a
 //     colorable graph stays colorable.
@@ -100,9 +101,6 @@ struct ChaitinOptions {
   // it: the function as it is then, the graph, and each value's node
   // (ChaitinOptions::kStackValue for values living in a stack slot). Values of
   // one node (a two-address def and its source's copy) share it from the start.
-  // Once per round, and once more in the first where constant arguments were
-  // made again (ChaitinStats::remat_args > 0): that graph is rebuilt after
-  // aggressive coalescing, whose merged values share their nodes.
   static constexpr uint32_t kStackValue = ~0u;
   std::function<void(const Function&, const InterferenceGraph&, const std::vector<uint32_t>&)> observe_graph;
   // The interference graph is a bit matrix up to this size, sparse bit rows
