@@ -71,6 +71,7 @@
 #define REGALLOC_PACKING_ALLOCATIONS_H_
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -152,6 +153,20 @@ class PackingProblem {
     if (inner < 0) return false;
     const uint32_t pre = loop_pre_[inner];
     return pre >= loop_pre_[loop] && pre < loop_end_[loop];
+  }
+  // Timespan `t` as a range [first, second) of the loop nest's preorder
+  // numbers: a block is in a loop's timespan iff its innermost loop's number
+  // (InnermostPreorder) is in the range; the whole function's range holds
+  // every number. Two timespans overlap iff their ranges intersect.
+  std::pair<uint32_t, uint32_t> PreorderRange(uint32_t t) const {
+    const int loop = timespans_[t].loop;
+    if (loop < 0) return {0, ~0u};
+    return {loop_pre_[loop], loop_end_[loop]};
+  }
+  // The preorder number of `b`'s innermost loop; ~0u outside loops.
+  uint32_t InnermostPreorder(Block b) const {
+    const int inner = innermost_[b.index()];
+    return inner < 0 ? ~0u : loop_pre_[inner];
   }
   // Does timespan `a` overlap timespan `b` (one contains the other)?
   bool TimespansOverlap(uint32_t a, uint32_t b) const;

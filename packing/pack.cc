@@ -20,7 +20,7 @@ using Occupancy = absl::btree_map<uint32_t, Held>;
 class Packer {
  public:
   Packer(const PackingProblem& p, const Target& t, const PackingOptions& o, PackingDecisions& d)
-      : p_(p), t_(t), o_(o), d_(d), held_(t.num_regs()), granted_(p.items().size()),
+      : p_(p), t_(t), o_(o), d_(d), held_(t.num_regs()), granted_(p.items().size()), granted_spans_(p.items().size()),
         first_alloc_(p.items().size(), ~0u) {
     for (int r = 0; r < t.num_regs(); ++r) {
       if (!p.Pins(PReg(r)).empty()) pinned_.Insert(PReg(r));
@@ -78,6 +78,7 @@ class Packer {
     const uint32_t item = p_.allocations()[a].item;
     for (const Interval& i : p_.Busy(a)) held_[r.index()][i.begin.bits()] = Held{i.end.bits(), item};
     granted_[item].push_back(a);
+    AddSpan(item, p_.allocations()[a].timespan);
     d_.reg[a] = r;
     if (!handed_.Contains(r)) {
       handed_.Insert(r);
@@ -91,14 +92,28 @@ class Packer {
     for (const Interval& i : p_.Busy(a)) held_[r.index()].erase(i.begin.bits());
     auto& g = granted_[item];
     g.erase(std::find(g.begin(), g.end(), a));
+    RemoveSpan(item, p_.allocations()[a].timespan);
     d_.reg[a] = PReg();
   }
+  // Does an allocation of a's item hold a register over a timespan that
+  // overlaps a's? The item's granted ranges do not overlap each other (this
+  // keeps it so), so only the last one starting before a's range ends can.
   bool Removed(uint32_t a) const {
     const PackingAllocation& x = p_.allocations()[a];
-    for (uint32_t g : granted_[x.item]) {
-      if (p_.TimespansOverlap(p_.allocations()[g].timespan, x.timespan)) return true;
-    }
-    return false;
+    const auto [first, end] = p_.PreorderRange(x.timespan);
+    const auto& spans = granted_spans_[x.item];
+    auto it = std::lower_bound(spans.begin(), spans.end(), end,
+                               [](const std::pair<uint32_t, uint32_t>& s, uint32_t e) { return s.first < e; });
+    return it != spans.begin() && (it - 1)->second > first;
+  }
+  void AddSpan(uint32_t item, uint32_t timespan) {
+    auto& spans = granted_spans_[item];
+    const std::pair<uint32_t, uint32_t> s = p_.PreorderRange(timespan);
+    spans.insert(std::upper_bound(spans.begin(), spans.end(), s), s);
+  }
+  void RemoveSpan(uint32_t item, uint32_t timespan) {
+    auto& spans = granted_spans_[item];
+    spans.erase(std::find(spans.begin(), spans.end(), p_.PreorderRange(timespan)));
   }
   void Log(const std::string& s) {
     if (o_.dump) absl::StrAppend(&d_.printed, s, "\n");
@@ -118,7 +133,8 @@ class Packer {
   const PackingOptions& o_;
   PackingDecisions& d_;
   std::vector<Occupancy> held_;
-  std::vector<absl::InlinedVector<uint32_t, 2>> granted_;
+  std::vector<absl::InlinedVector<uint32_t, 2>> granted_;  // by item, in grant order
+  std::vector<absl::InlinedVector<std::pair<uint32_t, uint32_t>, 2>> granted_spans_;  // their ranges, sorted
   std::vector<uint32_t> first_alloc_;
   RegSet handed_, handed_aliases_;
   RegSet pinned_;  // registers with pins
@@ -130,7 +146,7 @@ void Packer::PackOne(uint32_t a) {
   const PackingAllocation& x = p_.allocations()[a];
   std::optional<PReg> preferred;
   if (o_.goal == PackingGoal::kTime && p_.timespans()[x.timespan].loop >= 0) {
-    for (uint32_t g : granted_[x.item]) preferred = d_.reg[g];
+    if (!granted_[x.item].empty()) preferred = d_.reg[granted_[x.item].back()];  // the latest
   }
   std::optional<PReg> r = Choose(a, preferred);
   if (!r.has_value()) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <tuple>
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
@@ -20,6 +21,7 @@ struct Held {
   PReg reg;
   Value name;
   bool init;
+  uint32_t first = 0, end = 0;  // the timespan's preorder range (PackingProblem::PreorderRange)
 };
 
 class Transformer {
@@ -29,12 +31,27 @@ class Transformer {
   absl::StatusOr<PackingTransformStats> Run(bool lower);
 
  private:
+  // The allocations of one item have timespans that do not overlap (the
+  // packer never grants overlapping ones), so at most one holds `b`: held_[v]
+  // is sorted by range, and the last range starting at or before b's
+  // innermost loop is the only candidate (a long-lived value held in a
+  // register in each of hundreds of loops is not scanned at every use).
   const Held* HeldAt(Value v, Block b) const {
     if (v.index() >= held_.size()) return nullptr;
-    for (const Held& h : held_[v.index()]) {
-      if (p_.Contains(h.timespan, b)) return &h;
+    const auto& held = held_[v.index()];
+    if (held.size() <= 4) {
+      for (const Held& h : held) {
+        if (p_.Contains(h.timespan, b)) return &h;
+      }
+      return nullptr;
     }
-    return nullptr;
+    // Several allocations: all loops (a whole-function one overlaps every
+    // other, so it comes alone), and a block outside loops (~0u) is in none.
+    const uint32_t at = p_.InnermostPreorder(b);
+    auto it = std::upper_bound(held.begin(), held.end(), at, [](uint32_t x, const Held& h) { return x < h.first; });
+    if (it == held.begin()) return nullptr;
+    --it;
+    return at < it->end ? &*it : nullptr;
   }
   bool IsConst(Value v) const { return v.index() < const_def_.size() && const_def_[v.index()].IsValid(); }
   Location Home(Value v) {
@@ -364,8 +381,14 @@ absl::StatusOr<PackingTransformStats> Transformer::Run(bool lower) {
     const PackingItem& item = p_.items()[x.item];
     Held h{x.timespan, d_.reg[a], item.value, x.init};
     if (x.init && IsConst(item.value)) h.name = f_.NewValue(f_.value_type(item.value));
+    std::tie(h.first, h.end) = p_.PreorderRange(x.timespan);
     held_[item.value.index()].push_back(h);
     if (x.init) inits_[p_.timespans()[x.timespan].entry.index()].push_back({item.value, h});
+  }
+  for (auto& held : held_) {
+    if (held.size() > 1) {
+      std::sort(held.begin(), held.end(), [](const Held& x, const Held& y) { return x.first < y.first; });
+    }
   }
   MarkHomes();
   for (Block b : f_.layout()) {
