@@ -130,9 +130,9 @@ size_t PackingProblem::MemoryBytes() const {
 bool PackingProblem::PinnedByOthers(uint32_t a, PReg x) const {
   const uint32_t own = items_[allocations_[a].item].value.index();
   absl::Span<const RegisterPin> pins = Pins(x);
-  for (const Interval& i : Busy(a)) {
-    auto it = std::lower_bound(pins.begin(), pins.end(), i.begin,
-                               [](const RegisterPin& p, ProgramPoint q) { return p.point < q; });
+  auto it = pins.begin();
+  for (const Interval& i : Busy(a)) {  // both sorted: each search starts where the last ended
+    it = std::lower_bound(it, pins.end(), i.begin, [](const RegisterPin& p, ProgramPoint q) { return p.point < q; });
     for (; it != pins.end() && it->point <= i.end; ++it) {
       if (it->owner != own) return true;
     }
@@ -151,9 +151,10 @@ bool PackingProblem::PinConflicts(uint32_t a, PReg r, const Target& target) cons
 RegSet PackingProblem::ClobberedWhileBusy(uint32_t a) const {
   RegSet out;
   const PackingItem& item = items_[allocations_[a].item];
-  for (const Interval& i : Busy(a)) {
-    auto it = std::lower_bound(clobbers_.begin(), clobbers_.end(), i.begin,
-                               [](const std::pair<ProgramPoint, RegSet>& c, ProgramPoint x) { return c.first < x; });
+  auto it = clobbers_.begin();
+  for (const Interval& i : Busy(a)) {  // both sorted: each search starts where the last ended
+    it = std::lower_bound(it, clobbers_.end(), i.begin,
+                          [](const std::pair<ProgramPoint, RegSet>& c, ProgramPoint x) { return c.first < x; });
     for (; it != clobbers_.end() && it->first <= i.end; ++it) {
       // Clobbers happen before the instruction's Late defs are written.
       if (it->first == item.def_point && it->first.IsLate()) continue;
@@ -229,6 +230,13 @@ absl::Status BuildPackingProblem(const Function& func, const Target& target, con
       timespan_of_loop[l] = static_cast<int>(p.timespans_.size());
       p.timespans_.push_back(PackingTimespan{l, h, entry});
     }
+  }
+  // Where each loop's initializations go: its entry block's jump (looked up
+  // once per loop, not once per allocation initialized there).
+  std::vector<Interval> entry_jump(p.timespans_.size());
+  for (size_t t = 1; t < p.timespans_.size(); ++t) {
+    const Inst jump = func.Terminator(p.timespans_[t].entry);
+    entry_jump[t] = Interval{numbering.Early(jump), numbering.Late(jump)};
   }
 
   // Each loop's blocks as runs of layout-adjacent blocks, in points, so that an
@@ -437,10 +445,7 @@ absl::Status BuildPackingProblem(const Function& func, const Target& target, con
       a.profit = loop_gain[l] - (a.init ? init_cost * (time ? loops.Weight(ts.entry) : 1) : 0);
       busy.clear();
       Intersect(whole, loop_ranges[l], busy);
-      if (a.init) {
-        Inst jump = func.Terminator(ts.entry);
-        busy.push_back(Interval{numbering.Early(jump), numbering.Late(jump)});
-      }
+      if (a.init) busy.push_back(entry_jump[a.timespan]);
       Normalize(busy);
       p.allocations_.push_back(a);
       p.busy_.AppendRow(busy);
