@@ -9,15 +9,31 @@ void InterferenceGraph::Reset(int num_nodes, int64_t matrix_max_bytes) {
   dead_.assign(num_nodes, 0);
   degree_.assign(num_nodes, 0);
   edges_ = 0;
+  bounded_ = false;
   const size_t words = (static_cast<size_t>(num_nodes) + 63) / 64;
   words_ = num_nodes > 0 && static_cast<int64_t>(words * num_nodes * 8) <= matrix_max_bytes ? words : 0;
   matrix_.assign(words_ * num_nodes, 0);
   if (words_ > 0) {
+    lo_.assign(num_nodes, static_cast<uint32_t>(words_));
+    hi_.assign(num_nodes, 0);
     sparse_.clear();
     return;
   }
   if (static_cast<int>(sparse_.size()) < num_nodes) sparse_.resize(num_nodes);
   for (int n = 0; n < num_nodes; ++n) sparse_[n].clear();
+}
+
+void InterferenceGraph::Finish() {
+  if (words_ == 0) return;
+  for (int n = 0; n < num_nodes_; ++n) {
+    const uint64_t* row = &matrix_[n * words_];
+    uint32_t lo = 0, hi = static_cast<uint32_t>(words_);
+    while (lo < hi && row[lo] == 0) ++lo;
+    while (hi > lo && row[hi - 1] == 0) --hi;
+    lo_[n] = lo < hi ? lo : static_cast<uint32_t>(words_);
+    hi_[n] = lo < hi ? hi : 0;
+  }
+  bounded_ = true;
 }
 
 const InterferenceGraph::Word* InterferenceGraph::FindWord(uint32_t a, uint32_t index) const {
@@ -95,11 +111,17 @@ void InterferenceGraph::Merge(uint32_t a, uint32_t b) {
   if (words_ > 0) {
     uint64_t* row_a = &matrix_[a * words_];
     uint64_t* row_b = &matrix_[b * words_];
-    for (size_t k = 0; k < words_; ++k) {
+    for (size_t k = lo_[b]; k < hi_[b]; ++k) {
       degree_[a] += __builtin_popcountll(row_b[k] & ~row_a[k]);
       row_a[k] |= row_b[k];
       row_b[k] = 0;
     }
+    if (lo_[b] < hi_[b]) {
+      lo_[a] = std::min(lo_[a], lo_[b]);
+      hi_[a] = std::max(hi_[a], hi_[b]);
+    }
+    lo_[b] = static_cast<uint32_t>(words_);
+    hi_[b] = 0;
   } else {
     std::vector<Word>& x = sparse_[a];
     std::vector<Word>& y = sparse_[b];
@@ -126,7 +148,7 @@ void InterferenceGraph::Merge(uint32_t a, uint32_t b) {
 }
 
 int64_t InterferenceGraph::MemoryBytes() const {
-  int64_t bytes = static_cast<int64_t>(matrix_.capacity() * sizeof(uint64_t) +
+  int64_t bytes = static_cast<int64_t>(matrix_.capacity() * sizeof(uint64_t) + lo_.capacity() * 8 +
                                        sparse_.capacity() * sizeof(std::vector<Word>) +
                                        degree_.capacity() * sizeof(int32_t) + dead_.capacity());
   for (const std::vector<Word>& r : sparse_) bytes += static_cast<int64_t>(r.capacity() * sizeof(Word));

@@ -28,6 +28,7 @@
 #define REGALLOC_CHAITIN_IFG_H_
 
 #include <cstddef>
+#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 #include <vector>
@@ -48,21 +49,22 @@ class InterferenceGraph {
     SetBit(b, a);
     ++edges_;
   }
-  // Ends the build (rows need no sorting: they are kept sorted).
-  void Finish() {}
+  // Ends the build (sparse rows are kept sorted; matrix rows get the bounds of
+  // their nonzero words, which walks keep to). Edges may still be added.
+  void Finish();
 
   int num_nodes() const { return num_nodes_; }
   bool Interferes(uint32_t a, uint32_t b) const;
   // The entries of a's row. After merges it may still name a merged node
   // (where its survivor is named too): callers skip nodes they know merged.
   int Degree(uint32_t a) const { return degree_[a]; }
-  // Calls f(m) for each entry m of a's row in increasing order; f may return
-  // bool, false to stop.
+  // Calls f(m) for each entry m of a's row in increasing order (after
+  // Finish); f may return bool, false to stop.
   template <typename F>
   void ForEachNeighbor(uint32_t a, F&& f) const {
     if (words_ > 0) {
       const uint64_t* row = &matrix_[a * words_];
-      for (size_t k = 0; k < words_; ++k) {
+      for (size_t k = lo_[a]; k < hi_[a]; ++k) {
         if (!VisitBits(k, row[k], f)) return;
       }
       return;
@@ -78,7 +80,8 @@ class InterferenceGraph {
     if (words_ > 0) {
       const uint64_t* x = &matrix_[a * words_];
       const uint64_t* y = &matrix_[b * words_];
-      for (size_t k = 0; k < words_; ++k) {
+      const uint32_t lo = std::min(lo_[a], lo_[b]), hi = std::max(hi_[a], hi_[b]);
+      for (size_t k = lo; k < hi; ++k) {
         if (!VisitBits(k, x[k] | y[k], f)) return;
       }
       return;
@@ -133,11 +136,16 @@ class InterferenceGraph {
   // Sets bit b of a's row; false if it was set.
   bool SetBit(uint32_t a, uint32_t b) {
     if (words_ == 0) return SetSparseBit(a, b);
-    uint64_t& word = matrix_[a * words_ + (b >> 6)];
+    const uint32_t k = b >> 6;
+    uint64_t& word = matrix_[a * words_ + k];
     const uint64_t bit = uint64_t{1} << (b & 63);
     if (word & bit) return false;
     word |= bit;
     ++degree_[a];
+    if (bounded_) {  // after Finish; the build's bits are bounded there at once
+      lo_[a] = std::min(lo_[a], k);
+      hi_[a] = std::max(hi_[a], k + 1);
+    }
     return true;
   }
   bool SetSparseBit(uint32_t a, uint32_t b);
@@ -149,6 +157,8 @@ class InterferenceGraph {
   int num_nodes_ = 0;
   size_t words_ = 0;  // per matrix row; 0: sparse rows
   std::vector<uint64_t> matrix_;
+  std::vector<uint32_t> lo_, hi_;  // matrix rows: the words [lo, hi) hold every bit (walks skip the rest)
+  bool bounded_ = false;           // lo_ and hi_ are kept (from Finish on)
   std::vector<std::vector<Word>> sparse_;
   std::vector<int32_t> degree_;
   std::vector<uint8_t> dead_;  // merged into another node
