@@ -193,6 +193,7 @@ class Chaitin {
   std::vector<uint8_t> precolored_, node_temp_;
   std::vector<PReg> color_;
   uint32_t spare_nodes_ = 0;         // graph nodes kept for constants made again
+  std::vector<Inst> const_def_;      // first round: each value's defining const, if any
   std::vector<int> cover_;           // [class][class]
   std::vector<int> cover_pre_;       // [class][register]
   std::vector<int64_t> weight_;      // by block
@@ -686,12 +687,6 @@ void Chaitin::AggressiveCoalesce() {
 // coalesce with) instead of keeping the original live to the edge for a move.
 // Returns how many arguments it replaced.
 int Chaitin::RematerializeConstantArguments() {
-  std::vector<Inst> const_def(f_.num_values());
-  for (Block b : f_.layout()) {
-    for (Inst i : f_.block(b).insts) {
-      if (f_.inst(i).opcode == Opcode::kConst) const_def[f_.operands(i)[0].value().index()] = i;
-    }
-  }
   int made = 0;
   for (Block b : f_.layout()) {
     std::vector<Inst>& insts = f_.block(b).insts;
@@ -705,11 +700,11 @@ int Chaitin::RematerializeConstantArguments() {
       for (size_t k = 0; k < target.num_args && k < params.size(); ++k) {
         const Operand arg = f_.operands(branch)[target.first_arg + k];
         const Value a = arg.value(), p = params[k].value();
-        if (!const_def[a.index()].IsValid()) continue;
+        if (a.index() >= const_def_.size() || !const_def_[a.index()].IsValid()) continue;
         const uint32_t na = NodeOf(a), np = NodeOf(p);
         if (na == kNoNode || np == kNoNode || na == np) continue;
         const Value again = NewValueLike(a);
-        consts.push_back(MakeConstAgain(const_def[a.index()], again));
+        consts.push_back(MakeConstAgain(const_def_[a.index()], again));
         f_.operands(branch)[target.first_arg + k].set_value(again);
         AddConstantNode(b, branch, again, na, arg.position());
         ++stats_.remat_args;
@@ -1108,17 +1103,19 @@ absl::Status Chaitin::Begin() {
   // Each constant branch argument may get a node of its own in the first graph.
   spare_nodes_ = 0;
   if (o_.aggressive) {
-    std::vector<uint8_t> is_const(f_.num_values(), 0);
+    const_def_.assign(f_.num_values(), Inst());
     for (Block b : f_.layout()) {
       for (Inst i : f_.block(b).insts) {
-        if (f_.inst(i).opcode == Opcode::kConst) is_const[f_.operands(i)[0].value().index()] = 1;
+        if (f_.inst(i).opcode == Opcode::kConst) const_def_[f_.operands(i)[0].value().index()] = i;
       }
     }
     for (Block b : f_.layout()) {
       if (f_.block(b).insts.empty()) continue;
       const Inst i = f_.block(b).insts.back();
       absl::Span<const Operand> ops = f_.operands(i);
-      for (size_t k = NumNonArgOperands(f_.inst(i)); k < ops.size(); ++k) spare_nodes_ += is_const[ops[k].value().index()];
+      for (size_t k = NumNonArgOperands(f_.inst(i)); k < ops.size(); ++k) {
+        spare_nodes_ += const_def_[ops[k].value().index()].IsValid();
+      }
     }
   }
   round_ = 1;

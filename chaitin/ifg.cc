@@ -36,9 +36,19 @@ void InterferenceGraph::Finish() {
   bounded_ = true;
 }
 
+namespace {
+
+// The first word of a sparse row at or past word index `index`.
+template <typename Row>
+auto WordAtOrAfter(Row& row, uint32_t index) {
+  return std::lower_bound(row.begin(), row.end(), index, [](const auto& w, uint32_t i) { return w.index < i; });
+}
+
+}  // namespace
+
 const InterferenceGraph::Word* InterferenceGraph::FindWord(uint32_t a, uint32_t index) const {
   const std::vector<Word>& row = sparse_[a];
-  auto it = std::lower_bound(row.begin(), row.end(), index, [](const Word& w, uint32_t i) { return w.index < i; });
+  auto it = WordAtOrAfter(row, index);
   return it != row.end() && it->index == index ? &*it : nullptr;
 }
 
@@ -60,7 +70,7 @@ bool InterferenceGraph::SetSparseBit(uint32_t a, uint32_t b) {
   } else if (row.back().index == index) {
     word = &row.back().bits;
   } else {
-    auto it = std::lower_bound(row.begin(), row.end(), index, [](const Word& w, uint32_t i) { return w.index < i; });
+    auto it = WordAtOrAfter(row, index);
     if (it->index != index) it = row.insert(it, Word{index, 0});
     word = &it->bits;
   }
@@ -78,8 +88,7 @@ void InterferenceGraph::ClearBit(uint32_t a, uint32_t b) {
   } else {
     // The bit is set, so its word is there (a word left empty stays).
     std::vector<Word>& row = sparse_[a];
-    auto it = std::lower_bound(row.begin(), row.end(), b >> 6, [](const Word& w, uint32_t i) { return w.index < i; });
-    it->bits &= ~bit;
+    WordAtOrAfter(row, b >> 6)->bits &= ~bit;
   }
   --degree_[a];
 }

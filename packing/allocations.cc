@@ -113,13 +113,6 @@ int SplitLoopEntries(Function& func) {
   });
 }
 
-bool PackingProblem::TimespansOverlap(uint32_t a, uint32_t b) const {
-  const PackingTimespan& x = timespans_[a];
-  const PackingTimespan& y = timespans_[b];
-  if (x.loop < 0 || y.loop < 0 || a == b) return true;
-  return Contains(a, y.header) || Contains(b, x.header);
-}
-
 size_t PackingProblem::MemoryBytes() const {
   return items_.capacity() * sizeof(PackingItem) + allocations_.capacity() * sizeof(PackingAllocation) +
          busy_.all().size() * sizeof(Interval) + busy_.num_rows() * 4 + pins_.all().size() * sizeof(RegisterPin) +

@@ -147,12 +147,10 @@ class PackingProblem {
   // O(1): loops are numbered in preorder of the loop nest, so a loop holds the
   // loops numbered from its own number to the end of its subtree.
   bool Contains(uint32_t t, Block b) const {
-    const int loop = timespans_[t].loop;
-    if (loop < 0) return true;
-    const int inner = innermost_[b.index()];
-    if (inner < 0) return false;
-    const uint32_t pre = loop_pre_[inner];
-    return pre >= loop_pre_[loop] && pre < loop_end_[loop];
+    if (timespans_[t].loop < 0) return true;
+    const auto [first, end] = PreorderRange(t);
+    const uint32_t at = InnermostPreorder(b);
+    return at >= first && at < end;
   }
   // Timespan `t` as a range [first, second) of the loop nest's preorder
   // numbers: a block is in a loop's timespan iff its innermost loop's number
@@ -168,8 +166,6 @@ class PackingProblem {
     const int inner = innermost_[b.index()];
     return inner < 0 ? ~0u : loop_pre_[inner];
   }
-  // Does timespan `a` overlap timespan `b` (one contains the other)?
-  bool TimespansOverlap(uint32_t a, uint32_t b) const;
   // Scratch registers of each class (by class index), in the order the rewrite
   // takes them, and all they alias: the registers the packing never hands out.
   const std::vector<PReg>& Scratch(RegClass c) const { return scratch_[c.index()]; }

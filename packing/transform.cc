@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <optional>
-#include <tuple>
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
@@ -21,7 +20,7 @@ struct Held {
   PReg reg;
   Value name;
   bool init;
-  uint32_t first = 0, end = 0;  // the timespan's preorder range (PackingProblem::PreorderRange)
+  uint32_t first = 0;  // where the timespan's preorder range starts (PackingProblem::PreorderRange)
 };
 
 class Transformer {
@@ -33,25 +32,25 @@ class Transformer {
  private:
   // The allocations of one item have timespans that do not overlap (the
   // packer never grants overlapping ones), so at most one holds `b`: held_[v]
-  // is sorted by range, and the last range starting at or before b's
-  // innermost loop is the only candidate (a long-lived value held in a
-  // register in each of hundreds of loops is not scanned at every use).
+  // is sorted by where the timespans' preorder ranges start, and the last one
+  // starting at or before b's innermost loop is the only candidate (a
+  // long-lived value held in a register in each of hundreds of loops is not
+  // scanned at every use; a whole-function allocation starts at 0 and comes
+  // alone).
   const Held* HeldAt(Value v, Block b) const {
     if (v.index() >= held_.size()) return nullptr;
     const auto& held = held_[v.index()];
-    if (held.size() <= 4) {
+    if (held.size() <= 4) {  // most values: a scan is cheaper than the search
       for (const Held& h : held) {
         if (p_.Contains(h.timespan, b)) return &h;
       }
       return nullptr;
     }
-    // Several allocations: all loops (a whole-function one overlaps every
-    // other, so it comes alone), and a block outside loops (~0u) is in none.
     const uint32_t at = p_.InnermostPreorder(b);
     auto it = std::upper_bound(held.begin(), held.end(), at, [](uint32_t x, const Held& h) { return x < h.first; });
     if (it == held.begin()) return nullptr;
     --it;
-    return at < it->end ? &*it : nullptr;
+    return p_.Contains(it->timespan, b) ? &*it : nullptr;
   }
   bool IsConst(Value v) const { return v.index() < const_def_.size() && const_def_[v.index()].IsValid(); }
   Location Home(Value v) {
@@ -381,7 +380,7 @@ absl::StatusOr<PackingTransformStats> Transformer::Run(bool lower) {
     const PackingItem& item = p_.items()[x.item];
     Held h{x.timespan, d_.reg[a], item.value, x.init};
     if (x.init && IsConst(item.value)) h.name = f_.NewValue(f_.value_type(item.value));
-    std::tie(h.first, h.end) = p_.PreorderRange(x.timespan);
+    h.first = p_.PreorderRange(x.timespan).first;
     held_[item.value.index()].push_back(h);
     if (x.init) inits_[p_.timespans()[x.timespan].entry.index()].push_back({item.value, h});
   }
