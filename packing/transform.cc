@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <tuple>
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
@@ -20,7 +21,13 @@ struct Held {
   PReg reg;
   Value name;
   bool init;
-  uint32_t first = 0;  // where the timespan's preorder range starts (PackingProblem::PreorderRange)
+  // The timespan's preorder range (PackingProblem::PreorderRange), kept here so
+  // the lookups at every operand read nothing else.
+  uint32_t first = 0;
+  uint32_t end = 0;
+  bool whole = false;  // the whole function's timespan
+
+  bool Covers(uint32_t at) const { return whole || (at >= first && at < end); }
 };
 
 class Transformer {
@@ -37,20 +44,26 @@ class Transformer {
   // long-lived value held in a register in each of hundreds of loops is not
   // scanned at every use; a whole-function allocation starts at 0 and comes
   // alone).
-  const Held* HeldAt(Value v, Block b) const {
-    if (v.index() >= held_.size()) return nullptr;
-    const auto& held = held_[v.index()];
-    if (held.size() <= 4) {  // most values: a scan is cheaper than the search
-      for (const Held& h : held) {
-        if (p_.Contains(h.timespan, b)) return &h;
+  const Held* HeldAt(Value v, Block b) {
+    if (v.index() + 1 >= held_start_.size()) return nullptr;
+    const Held* begin = held_.data() + held_start_[v.index()];
+    const Held* end = held_.data() + held_start_[v.index() + 1];
+    if (begin == end) return nullptr;
+    const uint32_t at = p_.InnermostPreorder(b);
+    if (end - begin <= 4) {  // most values: a scan is cheaper than the search
+      for (const Held* h = begin; h != end; ++h) {
+        if (h->Covers(at)) return h;
       }
       return nullptr;
     }
-    const uint32_t at = p_.InnermostPreorder(b);
-    auto it = std::upper_bound(held.begin(), held.end(), at, [](uint32_t x, const Held& h) { return x < h.first; });
-    if (it == held.begin()) return nullptr;
-    --it;
-    return p_.Contains(it->timespan, b) ? &*it : nullptr;
+    // Uses of one value come in runs within one loop: the last answer is kept.
+    LastHeld& last = last_held_[v.index()];
+    if (last.at != at) {
+      const Held* it = std::upper_bound(begin, end, at, [](uint32_t x, const Held& h) { return x < h.first; });
+      last.at = at;
+      last.held = it != begin && (it - 1)->Covers(at) ? static_cast<int32_t>(it - 1 - held_.data()) : -1;
+    }
+    return last.held < 0 ? nullptr : &held_[last.held];
   }
   bool IsConst(Value v) const { return v.index() < const_def_.size() && const_def_[v.index()].IsValid(); }
   Location Home(Value v) {
@@ -114,7 +127,7 @@ class Transformer {
                                             PrintInst(f_, i, t_), "`: no scratch register left for ",
                                             f_.ValueName(v)));
   }
-  void MarkHomes();
+  size_t MarkHomes();
   void Params(Block b, std::vector<Inst>& out);
   void Inits(Block b, std::vector<Inst>& out);
   absl::Status Rewrite(Block b, Inst i, std::vector<Inst>& out);
@@ -123,7 +136,14 @@ class Transformer {
   const Target& t_;
   const PackingProblem& p_;
   const PackingDecisions& d_;
-  std::vector<absl::InlinedVector<Held, 1>> held_;
+  // Each value's held allocations, held_[held_start_[v] .. held_start_[v + 1]).
+  std::vector<uint32_t> held_start_;
+  std::vector<Held> held_;
+  struct LastHeld {
+    uint32_t at = ~0u - 1;  // no preorder number
+    int32_t held = -1;
+  };
+  std::vector<LastHeld> last_held_;  // HeldAt's last answer per value with many allocations
   std::vector<Inst> const_def_;
   std::vector<uint8_t> needs_home_;
   std::vector<StackSlot> home_;
@@ -141,8 +161,11 @@ class Transformer {
   PackingTransformStats stats_;
 };
 
-// Which values some use reads from their slot.
-void Transformer::MarkHomes() {
+// Which values some use reads from their slot. Returns about how many
+// instructions the rewrite adds (one per use not held in a register or held in
+// another than a fixed use wants, one per def), to reserve them at once.
+size_t Transformer::MarkHomes() {
+  size_t added = 0;
   needs_home_.assign(f_.num_values(), 0);
   for (Block b : f_.layout()) {
     for (Inst i : f_.block(b).insts) {
@@ -151,9 +174,13 @@ void Transformer::MarkHomes() {
       const size_t first_arg = NumNonArgOperands(d);
       for (size_t k = 0; k < ops.size(); ++k) {
         const Operand& op = ops[k];
-        if (!op.IsUse()) continue;
+        if (!op.IsUse()) {
+          ++added;
+          continue;
+        }
         const Value v = op.value();
         const bool held = HeldAt(v, b) != nullptr;
+        added += !held || op.constraint() == ConstraintKind::kFixed;
         const bool stack = op.constraint() == ConstraintKind::kStack;
         if (IsConst(v)) {
           needs_home_[v.index()] |= stack || (k >= first_arg && !held && op.constraint() != ConstraintKind::kFixed);
@@ -163,9 +190,13 @@ void Transformer::MarkHomes() {
       }
     }
   }
-  for (size_t v = 0; v < held_.size(); ++v) {
-    for (const Held& h : held_[v]) needs_home_[v] |= h.init && !IsConst(Value(v));
+  for (size_t v = 0; v + 1 < held_start_.size(); ++v) {
+    for (uint32_t k = held_start_[v]; k < held_start_[v + 1]; ++k) {
+      needs_home_[v] |= held_[k].init && !IsConst(Value(v));
+      ++added;
+    }
   }
+  return added;
 }
 
 void Transformer::Params(Block b, std::vector<Inst>& out) {
@@ -372,24 +403,34 @@ absl::StatusOr<PackingTransformStats> Transformer::Run(bool lower) {
       if (f_.inst(i).opcode == Opcode::kConst) const_def_[f_.operands(i)[0].value().index()] = i;
     }
   }
-  held_.assign(num_values, {});
   inits_.assign(f_.num_blocks(), {});
+  held_start_.assign(num_values + 1, 0);
+  for (uint32_t a = 0; a < d_.reg.size(); ++a) {
+    if (d_.reg[a].IsValid()) ++held_start_[p_.items()[p_.allocations()[a].item].value.index() + 1];
+  }
+  for (int v = 0; v < num_values; ++v) held_start_[v + 1] += held_start_[v];
+  held_.resize(held_start_[num_values]);
+  last_held_.assign(num_values, LastHeld());
+  std::vector<uint32_t> next(held_start_.begin(), held_start_.end() - 1);
   for (uint32_t a = 0; a < d_.reg.size(); ++a) {
     if (!d_.reg[a].IsValid()) continue;
     const PackingAllocation& x = p_.allocations()[a];
     const PackingItem& item = p_.items()[x.item];
     Held h{x.timespan, d_.reg[a], item.value, x.init};
     if (x.init && IsConst(item.value)) h.name = f_.NewValue(f_.value_type(item.value));
-    h.first = p_.PreorderRange(x.timespan).first;
-    held_[item.value.index()].push_back(h);
+    std::tie(h.first, h.end) = p_.PreorderRange(x.timespan);
+    h.whole = p_.timespans()[x.timespan].loop < 0;
+    held_[next[item.value.index()]++] = h;
     if (x.init) inits_[p_.timespans()[x.timespan].entry.index()].push_back({item.value, h});
   }
-  for (auto& held : held_) {
-    if (held.size() > 1) {
-      std::sort(held.begin(), held.end(), [](const Held& x, const Held& y) { return x.first < y.first; });
+  for (int v = 0; v < num_values; ++v) {
+    if (held_start_[v + 1] - held_start_[v] > 1) {
+      std::sort(held_.begin() + held_start_[v], held_.begin() + held_start_[v + 1],
+                [](const Held& x, const Held& y) { return x.first < y.first; });
     }
   }
-  MarkHomes();
+  const size_t added = MarkHomes();
+  f_.ReserveInsts(added, 2 * added);
   for (Block b : f_.layout()) {
     weight_ = p_.Weight(b);
     std::vector<Inst> out;

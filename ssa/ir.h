@@ -356,6 +356,11 @@ class Function {
   }
   // Replaces an instruction's operands (the old ones stay in the pool, unused).
   void SetOperands(Inst i, absl::Span<const Operand> operands);
+  // Keeps only an instruction's first `n` operands.
+  void TruncateOperands(Inst i, size_t n) {
+    InstData& d = insts_[i.index()];
+    if (n < d.num_operands) d.num_operands = static_cast<uint16_t>(n);
+  }
   // The k-th use operand of `i` (0-based among uses); nullptr if there is none.
   const Operand* UseOperand(Inst i, int k) const;
   // The args a branch passes to its `t`-th target.

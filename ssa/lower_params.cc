@@ -44,17 +44,19 @@ absl::StatusOr<LowerParamsStats> LowerBlockParams(Function& func, const Target& 
 
   ControlFlowGraph cfg(func);
   std::vector<Block> layout = func.layout();
+  std::vector<CopyMove> moves;
+  std::vector<Inst> emitted;
   for (Block b : layout) {
     for (const Edge& e : cfg.succs(b)) {
       absl::Span<const Operand> args = func.BranchArgs(e.branch, e.target);
       const std::vector<Operand>& params = func.block(e.to).params;
       if (args.empty()) continue;
-      std::vector<CopyMove> moves;
+      moves.clear();
       for (size_t i = 0; i < args.size(); ++i) {
         moves.push_back(CopyMove{args[i].location(), params[i].location(), args[i].value(), params[i].value(),
                                  func.value_type(params[i].value())});
       }
-      std::vector<Inst> emitted;
+      emitted.clear();
       RA_ASSIGN_OR_RETURN(EmittedCopy copied, EmitParallelCopy(func, target, moves, emitted));
       if (emitted.empty()) continue;
       stats.edges_with_moves += needs_moves(e);
@@ -84,11 +86,10 @@ void DropBlockParams(Function& func) {
     if (b != func.entry()) func.block(b).params.clear();
     Inst term = func.Terminator(b);
     if (!term.IsValid() || !IsBranch(func.inst(term).opcode)) continue;
-    absl::Span<const Operand> ops = func.operands(term);
-    std::vector<Operand> kept(ops.begin(), ops.begin() + NumNonArgOperands(func.inst(term)));
-    func.SetOperands(term, kept);
     InstData& d = func.inst(term);
-    for (int t = 0; t < d.num_targets(); ++t) d.targets[t] = BranchTarget{d.targets[t].block, static_cast<uint16_t>(kept.size()), 0};
+    const size_t kept = NumNonArgOperands(d);
+    func.TruncateOperands(term, kept);
+    for (int t = 0; t < d.num_targets(); ++t) d.targets[t] = BranchTarget{d.targets[t].block, static_cast<uint16_t>(kept), 0};
   }
 }
 
