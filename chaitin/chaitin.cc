@@ -176,7 +176,9 @@ class Chaitin {
     return block_pressure_[b.index() * t_.num_banks() + c.bank] <= t_.Bank(c.bank).capacity;
   }
   bool Splitting() const { return o_.split && round_ <= kSplitRounds; }
-  static constexpr int kSplitRounds = 4;  // then spill everywhere, so rounds end
+  // Splitting in the first round only: later rounds spill few live ranges,
+  // and their split pieces spilling again cost a full round each.
+  static constexpr int kSplitRounds = 1;
   std::vector<std::pair<Value, Value>> forced_;  // Reuse defs and their sources
 
   // Per round: the graph's nodes (live ranges in registers).
@@ -501,9 +503,12 @@ absl::Status Chaitin::BuildGraph() {
   // Room for the nodes RematerializeConstantArguments may add to this graph.
   g_.Reset(static_cast<int>(nn + spare_nodes_), o_.graph_matrix_max_bytes);
 
-  // The walk. `live` is a sparse set of nodes; `pressure` the bank slots they
-  // take, whose most per block decides where splitting keeps values.
+  // The walk. `live` holds the live nodes in increasing order (a def's row
+  // then takes them in one ordered pass; a few hundred at most live at once),
+  // `where` marks them; `pressure` the bank slots they take, whose most per
+  // block decides where splitting keeps values.
   std::vector<uint32_t> live, where(nn, kNoNode);
+  const bool sorted = !g_.IsMatrix();
   const int nbanks = t_.num_banks();
   std::vector<int> pressure(nbanks, 0);
   block_pressure_.assign(static_cast<size_t>(f_.num_blocks()) * nbanks, 0);
@@ -511,8 +516,13 @@ absl::Status Chaitin::BuildGraph() {
   double time = 0;
   auto add = [&](uint32_t n) {
     if (n == kNoNode || where[n] != kNoNode) return;
-    where[n] = static_cast<uint32_t>(live.size());
-    live.push_back(n);
+    if (sorted) {
+      where[n] = 0;
+      live.insert(std::lower_bound(live.begin(), live.end(), n), n);
+    } else {
+      where[n] = static_cast<uint32_t>(live.size());
+      live.push_back(n);
+    }
     enter_[n] = time;
     const RegClassInfo& c = t_.Class(cls_[n]);
     pressure[c.bank] += c.pressure_weight;
@@ -522,10 +532,14 @@ absl::Status Chaitin::BuildGraph() {
     if (n == kNoNode || where[n] == kNoNode) return;
     pressure[t_.Class(cls_[n]).bank] -= t_.Class(cls_[n]).pressure_weight;
     area_[n] += time - enter_[n];
-    uint32_t last = live.back();
-    live[where[n]] = last;
-    where[last] = where[n];
-    live.pop_back();
+    if (sorted) {
+      live.erase(std::lower_bound(live.begin(), live.end(), n));
+    } else {
+      uint32_t last = live.back();
+      live[where[n]] = last;
+      where[last] = where[n];
+      live.pop_back();
+    }
     where[n] = kNoNode;
   };
   for (Block b : f_.layout()) {
@@ -545,9 +559,7 @@ absl::Status Chaitin::BuildGraph() {
       auto define = [&](const Operand& def) {
         uint32_t n = node_of_[def.value().index()];
         if (n == kNoNode) return;
-        for (uint32_t x : live) {
-          if (x != copy_src) g_.AddEdge(n, x);
-        }
+        g_.AddEdges(n, live.data(), live.data() + live.size(), copy_src);
         for (const Operand& other : ops) {  // defs of one instruction never share
           if (other.IsDef()) {
             uint32_t m = node_of_[other.value().index()];
@@ -590,9 +602,7 @@ absl::Status Chaitin::BuildGraph() {
     for (const Operand& p : params) {
       uint32_t n = node_of_[p.value().index()];
       if (n == kNoNode) continue;
-      for (uint32_t x : live) {
-        if (x != n) g_.AddEdge(n, x);
-      }
+      g_.AddEdges(n, live.data(), live.data() + live.size(), n);
       for (const Operand& q : params) {
         uint32_t m = node_of_[q.value().index()];
         if (m != kNoNode) g_.AddEdge(n, m);

@@ -2,6 +2,7 @@
 // allocation goes through the checker (and the original's instructions must all
 // be there) and the interpreter, and each test asserts what the allocator should
 // have done.
+#include <algorithm>
 #include <regex>
 #include <set>
 #include <string>
@@ -105,10 +106,24 @@ TEST(InterferenceGraphTest, MatrixAndSparseRowsAgreeThroughMerges) {
     seed = seed * 6364136223846793005ull + 1442695040888963407ull;
     return static_cast<uint32_t>(seed >> 33);
   };
+  // A row's edges in one ordered batch (as a def meets the live nodes): the
+  // sparse rows merge them in one pass; the batch may name the node itself
+  // and a node to skip.
+  auto batch = [&](uint32_t a, uint32_t limit) {
+    std::vector<uint32_t> to;
+    for (int k = 0; k < 30; ++k) to.push_back(next() % limit);
+    to.push_back(a);
+    std::sort(to.begin(), to.end());
+    to.erase(std::unique(to.begin(), to.end()), to.end());
+    const uint32_t skip = to[next() % to.size()];
+    m.AddEdges(a, to.data(), to.data() + to.size(), skip);
+    r.AddEdges(a, to.data(), to.data() + to.size(), skip);
+  };
   for (int e = 0; e < 4000; ++e) {  // among the first 250 nodes
     uint32_t a = next() % 250, b = next() % 250;
     m.AddEdge(a, b);
     r.AddEdge(a, b);
+    if (e % 40 == 0) batch(next() % 250, 250);
   }
   m.Finish();
   r.Finish();
@@ -118,6 +133,7 @@ TEST(InterferenceGraphTest, MatrixAndSparseRowsAgreeThroughMerges) {
     uint32_t a = 250 + next() % (kNodes - 250), b = next() % kNodes;
     m.AddEdge(a, b);
     r.AddEdge(a, b);
+    if (e % 20 == 0) batch(a, kNodes);
   }
   std::vector<uint8_t> dead(kNodes, 0);
   int merges = 0;

@@ -64,11 +64,16 @@ bool InterferenceGraph::SetSparseBit(uint32_t a, uint32_t b) {
   std::vector<Word>& row = sparse_[a];
   const uint32_t index = b >> 6;
   uint64_t* word;
-  if (row.empty() || row.back().index < index) {
+  const size_t n = row.size();
+  if (n == 0 || row.back().index < index) {
     row.push_back({index, 0});
     word = &row.back().bits;
   } else if (row.back().index == index) {
     word = &row.back().bits;
+  } else if (n >= 2 && row[n - 2].index == index) {  // a block's defs cross a word boundary
+    word = &row[n - 2].bits;
+  } else if (n >= 2 && row[n - 2].index < index) {
+    word = &row.insert(row.end() - 1, Word{index, 0})->bits;
   } else {
     auto it = WordAtOrAfter(row, index);
     if (it->index != index) it = row.insert(it, Word{index, 0});
@@ -79,6 +84,40 @@ bool InterferenceGraph::SetSparseBit(uint32_t a, uint32_t b) {
   *word |= bit;
   ++degree_[a];
   return true;
+}
+
+void InterferenceGraph::AddEdges(uint32_t a, const uint32_t* begin, const uint32_t* end, uint32_t skip) {
+  if (words_ > 0) {
+    for (const uint32_t* b = begin; b != end; ++b) {
+      if (*b != skip) AddEdge(a, *b);
+    }
+    return;
+  }
+  // Row a merged with the new bits in one pass; each other row gets its bit
+  // (mostly at its end: see SetSparseBit).
+  std::vector<Word>& row = sparse_[a];
+  merged_.clear();
+  size_t i = 0;
+  bool grew = false;
+  for (const uint32_t* b = begin; b != end; ++b) {
+    if (*b == a || *b == skip || !SetSparseBit(*b, a)) continue;
+    ++edges_;
+    ++degree_[a];
+    grew = true;
+    const uint32_t index = *b >> 6;
+    const uint64_t bit = uint64_t{1} << (*b & 63);
+    while (i < row.size() && row[i].index < index) merged_.push_back(row[i++]);
+    if (!merged_.empty() && merged_.back().index == index) {
+      merged_.back().bits |= bit;
+    } else if (i < row.size() && row[i].index == index) {
+      merged_.push_back({index, row[i++].bits | bit});
+    } else {
+      merged_.push_back({index, bit});
+    }
+  }
+  if (!grew) return;
+  merged_.insert(merged_.end(), row.begin() + static_cast<std::ptrdiff_t>(i), row.end());
+  row.assign(merged_.begin(), merged_.end());
 }
 
 void InterferenceGraph::ClearBit(uint32_t a, uint32_t b) {

@@ -1,7 +1,10 @@
 // An interference graph over dense node ids (C2's PhaseIFG): a set of neighbour
 // bits per node, so that a coalescer can ask whether two nodes interfere and
 // merge one node into another. C2 keeps a triangular half first and squares it
-// up; here the rows are square from the start (each edge in both rows).
+// up; here the rows are square from the start (each edge in both rows). A def
+// meeting the live nodes adds its edges in one batch (AddEdges, the live
+// nodes in increasing order), which a sparse row merges in one pass; the
+// other rows grow at their ends, as the build walks blocks in layout order.
 //
 // Two representations of the rows behind one interface, chosen by size at Reset:
 //  - up to kMatrixMaxBytes of n² bits, a square bit matrix: an edge is one bit,
@@ -49,11 +52,17 @@ class InterferenceGraph {
     SetBit(b, a);
     ++edges_;
   }
+  // Records the edges from `a` to each node of [begin, end), sorted
+  // ascending, but `skip` (before Finish or after). The same as AddEdge for
+  // each, but a sparse row takes them in one ordered pass.
+  void AddEdges(uint32_t a, const uint32_t* begin, const uint32_t* end, uint32_t skip);
   // Ends the build (sparse rows are kept sorted; matrix rows get the bounds of
   // their nonzero words, which walks keep to). Edges may still be added.
   void Finish();
 
   int num_nodes() const { return num_nodes_; }
+  // Whether the rows are a bit matrix (else sparse rows).
+  bool IsMatrix() const { return words_ > 0; }
   bool Interferes(uint32_t a, uint32_t b) const;
   // The entries of a's row. After merges it may still name a merged node
   // (where its survivor is named too): callers skip nodes they know merged.
