@@ -1,8 +1,10 @@
 #include "chaitin/chaitin.h"
 
 #include <algorithm>
+#include <memory>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
@@ -100,6 +102,7 @@ class Chaitin {
 
   absl::Status Prepare();
   void RenameUses(const std::vector<Value>& rename, const std::vector<uint8_t>& skip);
+  struct LoopReloads;
   absl::Status RewriteStackUses();
   absl::Status BuildGraph();
   void AggressiveCoalesce();
@@ -361,7 +364,90 @@ void Chaitin::RenameUses(const std::vector<Value>& rename, const std::vector<uin
 // A register use of a value in a stack slot reads a reload just before its
 // instruction; Any and Stack uses, copies, moves and branch arguments read the
 // slot.
+// Splitting across blocks (C2's reg_split keeps a spilled live range in a
+// register through low-pressure regions): a loop whose blocks all fit a bank's
+// registers, entered from one preheader that fits them too, reads a spilled
+// value defined outside it from one reload at the end of the preheader, so the
+// loop's iterations reload nothing. The value lived through the loop and the
+// preheader's end before it spilled, so the reload adds no pressure there; the
+// reload dominates the loop (the preheader is the header's only way in), so
+// no block parameter is needed.
+struct Chaitin::LoopReloads {
+  LoopReloads(const Function& f, const Target& t, const std::vector<int>& pressure)
+      : cfg(f), dom(f, cfg), loops(f, cfg, dom) {
+    const int nl = loops.num_loops(), nb = t.num_banks();
+    fits.assign(static_cast<size_t>(nl) * nb, 1);
+    preheader.assign(nl, Block());
+    for (Block b : f.layout()) {
+      bool calls = false;
+      for (Inst i : f.block(b).insts) calls |= f.inst(i).clobbers >= 0;
+      for (int l = loops.innermost(b); l >= 0; l = loops.parent(l)) {
+        for (int k = 0; k < nb; ++k) {
+          // A call in the loop would take the register from the reload.
+          if (calls || pressure[b.index() * nb + k] > t.Bank(k).capacity) fits[l * nb + k] = 0;
+        }
+      }
+    }
+    for (int l = 0; l < nl; ++l) {
+      Block entry;
+      int outside = 0;
+      for (const Edge& e : cfg.preds(loops.header(l))) {
+        if (!Contains(l, e.from)) {
+          entry = e.from;
+          ++outside;
+        }
+      }
+      if (outside != 1 || cfg.succs(entry).size() != 1) {
+        for (int k = 0; k < nb; ++k) fits[l * nb + k] = 0;
+        continue;
+      }
+      preheader[l] = entry;
+      for (int k = 0; k < nb; ++k) {
+        if (pressure[entry.index() * nb + k] > t.Bank(k).capacity) fits[l * nb + k] = 0;
+      }
+    }
+  }
+  bool Contains(int l, Block b) const {
+    for (int x = loops.innermost(b); x >= 0; x = loops.parent(x)) {
+      if (x == l) return true;
+    }
+    return false;
+  }
+  // The outermost loop around `b` that fits `bank` and does not hold `def`,
+  // or -1. (A loop around an unfitting one does not fit either.)
+  int Around(Block b, int bank, Block def) const {
+    int found = -1;
+    const int nb = static_cast<int>(fits.size() / std::max(1, loops.num_loops()));
+    for (int l = loops.innermost(b); l >= 0 && fits[l * nb + bank] && !Contains(l, def); l = loops.parent(l)) found = l;
+    return found;
+  }
+
+  ControlFlowGraph cfg;
+  DominatorTree dom;
+  LoopNest loops;
+  std::vector<uint8_t> fits;     // [loop][bank]
+  std::vector<Block> preheader;  // by loop
+  absl::flat_hash_map<uint64_t, Value> made;  // loop << 32 | slot value: its reload
+};
+
 absl::Status Chaitin::RewriteStackUses() {
+  // The blocks defining stack values, for the loop reloads.
+  std::unique_ptr<LoopReloads> across;
+  std::vector<Block> stack_def;
+  if (Splitting() && !block_pressure_.empty()) {
+    across = std::make_unique<LoopReloads>(f_, t_, block_pressure_);
+    stack_def.assign(f_.num_values(), Block());
+    for (Block b : f_.layout()) {
+      for (const Operand& p : f_.block(b).params) {
+        if (stack_[p.value().index()]) stack_def[p.value().index()] = b;
+      }
+      for (Inst i : f_.block(b).insts) {
+        for (const Operand& op : f_.operands(i)) {
+          if (op.IsDef() && stack_[op.value().index()]) stack_def[op.value().index()] = b;
+        }
+      }
+    }
+  }
   for (Block b : f_.layout()) {
     std::vector<Inst> out;
     bool changed = false;
@@ -399,6 +485,29 @@ absl::Status Chaitin::RewriteStackUses() {
           }
         }
         const bool share = Splitting() && !nosplit_[v.index()] && !reuse_source && Lrp(b, v);
+        // (Constants are made again at their uses instead: that costs no load.)
+        if (!t.IsValid() && share && across != nullptr && v.index() < stack_def.size() &&
+            stack_def[v.index()].IsValid() && !remat_[v.index()].IsValid()) {
+          const int bank = t_.Class(*t_.ClassFor(f_.value_type(v))).bank;
+          const int l = across->Around(b, bank, stack_def[v.index()]);
+          if (l >= 0) {
+            const uint64_t key = uint64_t{static_cast<uint32_t>(l)} << 32 | v.index();
+            if (auto it = across->made.find(key); it != across->made.end()) t = it->second;
+            if (!t.IsValid()) {
+              t = NewValueLike(v);
+              const Inst made = Make(Opcode::kReload, t, v);
+              ++stats_.reloads;
+              std::vector<Inst>& pre = f_.block(across->preheader[l]).insts;
+              pre.insert(pre.end() - 1, made);
+              temp_[t.index()] = 0;
+              stored_[t.index()] = v;
+              piece_def_[t.index()] = made;
+              across->made.emplace(key, t);
+              ++stats_.loop_reloads;
+            }
+            reloaded.push_back({v, t});
+          }
+        }
         if (!t.IsValid() && share) {
           for (const auto& [s, r] : in_block) {
             if (s == v) t = r;

@@ -45,7 +45,8 @@
 //     first; when none is left, the lowest C2 score() goes optimistically
 //     (pessimistic: Chaitin's, spilled at once). Select gives each the first
 //     register of its mask free of its colored neighbours' units.
-//  7. Spill everywhere (Chaitin's original; C2 splits instead: not yet here):
+//  7. Spill everywhere (Chaitin's original; with ChaitinOptions::split, C2's
+//     splitting by blocks and low-pressure loops, see there):
 //     a spilled live range lives in one stack slot; each def is stored right
 //     after (`v9 = spill v5`), each register use reloads (`v10 = reload v9`);
 //     Any and Stack uses, copies and branch arguments read the slot. A spilled
@@ -87,10 +88,13 @@ struct ChaitinOptions {
   // still find a register in select. Off: Chaitin's pessimistic simplify spills
   // it at once.
   bool optimistic = true;
-  // C2's splitting, at block granularity: a spilled live range keeps its
-  // register through its defining block, and one reload serves every use in a
-  // block, where the block's pressure fits its bank; elsewhere one reload per
-  // use. A piece spilled again, and what spills in later rounds (a handful
+  // C2's splitting, by blocks and loops: a spilled live range keeps its
+  // register through its defining block, one reload serves every use in a
+  // block, where the block's pressure fits its bank, and one reload at the end
+  // of a loop's preheader serves the whole loop, where every block of the loop
+  // and the preheader fit and no call is in the loop (ChaitinStats::
+  // loop_reloads); elsewhere one reload per use. Constants are made again at
+  // their uses instead. A piece spilled again, and what spills in later rounds (a handful
   // that the first round's spill code pushed out), are spilled everywhere, so
   // that rounds end: 3 on a function of 1M instructions, where splitting in
   // later rounds too took 6 for the same weighted cost (within 0.2%). Off:
@@ -125,6 +129,7 @@ struct ChaitinStats {
   int spills = 0;               // stores inserted
   int reloads = 0;              // reloads inserted
   int remats = 0;               // constants made again at a use instead of reloaded
+  int loop_reloads = 0;         // reloads (or constants) made once before a low-pressure loop for its uses
   int remat_args = 0;           // constant branch arguments made again before the branch
   int64_t graph_bytes = 0;      // the largest graph's adjacency storage
   LowerParamsStats lower;

@@ -318,6 +318,71 @@ TEST(ChaitinTest, SpilledConstantsAreRematerialized) {
   EXPECT_EQ(run.cost.reloads, 0) << run.printed;
 }
 
+// C2's reg_split: v0 lives across a loop where 40 values live at once, so it
+// spills; a second loop, where little lives, reads it. It is reloaded once, at
+// the end of the block before the second loop, and stays in its register
+// through that loop; spilled everywhere, each iteration reloads it.
+TEST(ChaitinTest, ASpilledValueStaysInARegisterThroughALowPressureLoop) {
+  // v0 is an address: the second loop's load and store read it from a register.
+  auto text_for = [](const char* ptr) {
+    std::string text = absl::StrCat("function %split(", ptr, ", i32) -> i32 {\nblock0(v0: ", ptr, R"(, v1: i32):
+    v2 = const.i32 7
+    v3 = and v1, v2
+    jump block1(v3, v1)
+block1(v4: i32, v5: i32):
+    v10 = add v5, v4
+)");
+    for (int k = 11; k < 50; ++k) absl::StrAppend(&text, "    v", k, " = add v", k - 1, ", v4\n");
+    absl::StrAppend(&text, "    v50 = add v10, v11\n");
+    for (int k = 12; k < 50; ++k) absl::StrAppend(&text, "    v", 39 + k, " = add v", 38 + k, ", v", k, "\n");
+    absl::StrAppend(&text, R"(    v89 = const.i32 1
+    v90 = sub v4, v89
+    v91 = const.i32 0
+    v92 = cmp.gt v90, v91
+    br v92, block1(v90, v88), block2
+block2:
+    jump block3(v88, v3)
+block3(v93: i32, v94: i32):
+    v95 = load.i32 v0, 0
+    v96 = add v93, v95
+    store v96, v0, 8
+    v97 = const.i32 1
+    v98 = sub v94, v97
+    v99 = const.i32 0
+    v100 = cmp.gt v98, v99
+    br v100, block3(v96, v98), block4
+block4:
+    ret v96
+}
+)");
+    return text;
+  };
+  // Reloads in the second loop's block (its parameters are lowered by then).
+  auto reloads_in_loop = [](const std::string& printed) {
+    const size_t body = printed.find("\nblock3:");
+    const size_t after = printed.find("\nblock4:", body);
+    int n = 0;
+    for (size_t at = printed.find("= reload", body); at < after; at = printed.find("= reload", at + 1)) ++n;
+    return n;
+  };
+  for (const char* target : {"x86_64", "aarch64", "armv7"}) {
+    const std::string text = text_for(std::string(target) == "armv7" ? "i32" : "i64");
+    ChaitinRun run = Allocate(text, T(target));
+    ASSERT_TRUE(run.ok) << target;
+    EXPECT_EQ(run.stats.loop_reloads, 1) << target << "\n" << run.printed;
+    EXPECT_THAT(run.printed, ::testing::ContainsRegex("block2:\n    v[0-9]+@any\\[%[a-z0-9]+\\] = reload"))
+        << target << "\n" << run.printed;
+    ChaitinOptions everywhere;
+    everywhere.split = false;
+    ChaitinRun plain = Allocate(text, T(target), everywhere);
+    ASSERT_TRUE(plain.ok) << target;
+    EXPECT_EQ(plain.stats.loop_reloads, 0) << target;
+    EXPECT_LT(reloads_in_loop(run.printed), reloads_in_loop(plain.printed)) << target << "\n" << run.printed
+                                                                              << "\n" << plain.printed;
+    EXPECT_LT(run.cost.weighted, plain.cost.weighted) << target;
+  }
+}
+
 // C2's insert_copies for a constant: the step (v1) is an argument on the entry
 // edge and is read in the loop too, so it interferes with the counter (v3) and
 // cannot coalesce with it. Instead of an edge move out of v1's register, the
