@@ -148,14 +148,37 @@ void InterferenceGraph::Merge(uint32_t a, uint32_t b) {
   // Each live neighbour n of b gets a; where it had a already, b stays
   // (stale), else b's entry becomes a. b's edges leave the count, a's new
   // ones join it.
-  ForEachNeighbor(b, [&](uint32_t n) {
-    if (dead_[n]) return;
-    --edges_;
-    if (Bit(n, a)) return;
-    SetBit(n, a);
-    ClearBit(n, b);
-    ++edges_;
-  });
+  if (words_ > 0) {
+    ForEachNeighbor(b, [&](uint32_t n) {
+      if (dead_[n]) return;
+      --edges_;
+      if (Bit(n, a)) return;
+      SetBit(n, a);
+      ClearBit(n, b);
+      ++edges_;
+    });
+  } else {
+    // Whether n lists a is read off a's row (the rows of live nodes are
+    // symmetric), walked beside b's in word order: one search in n's row
+    // for b's bit, and a's set next to it or at the row's end, mostly.
+    const std::vector<Word>& row_a = sparse_[a];
+    size_t j = 0;
+    for (const Word& w : sparse_[b]) {
+      while (j < row_a.size() && row_a[j].index < w.index) ++j;
+      const uint64_t in_a = j < row_a.size() && row_a[j].index == w.index ? row_a[j].bits : 0;
+      for (uint64_t bits = w.bits; bits != 0; bits &= bits - 1) {
+        const int bit = __builtin_ctzll(bits);
+        const uint32_t n = w.index * 64 + static_cast<uint32_t>(bit);
+        if (dead_[n]) continue;
+        if ((in_a >> bit) & 1) {
+          --edges_;  // n keeps b, stale
+          continue;
+        }
+        ClearBit(n, b);
+        SetSparseBit(n, a);
+      }
+    }
+  }
   if (words_ > 0) {
     uint64_t* row_a = &matrix_[a * words_];
     uint64_t* row_b = &matrix_[b * words_];
