@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -202,6 +203,9 @@ class Chaitin {
   std::vector<int> cover_;           // [class][class]
   std::vector<int> cover_pre_;       // [class][register]
   std::vector<int64_t> weight_;      // by block
+  // The round's control flow (BuildGraph's; spill code adds no blocks or edges).
+  std::optional<ControlFlowGraph> cfg_;
+  std::optional<LoopNest> loops_;
 };
 
 // Constraints become copies and precolored values (see the header, step 1).
@@ -373,9 +377,10 @@ void Chaitin::RenameUses(const std::vector<Value>& rename, const std::vector<uin
 // reload dominates the loop (the preheader is the header's only way in), so
 // no block parameter is needed.
 struct Chaitin::LoopReloads {
-  LoopReloads(const Function& f, const Target& t, const std::vector<int>& pressure)
-      : cfg(f), dom(f, cfg), loops(f, cfg, dom) {
-    const int nl = loops.num_loops(), nb = t.num_banks();
+  LoopReloads(const Function& f, const Target& t, const ControlFlowGraph& cfg, const LoopNest& loops,
+              const std::vector<int>& pressure)
+      : loops(loops), nb(t.num_banks()) {
+    const int nl = loops.num_loops();
     fits.assign(static_cast<size_t>(nl) * nb, 1);
     preheader.assign(nl, Block());
     for (Block b : f.layout()) {
@@ -417,14 +422,12 @@ struct Chaitin::LoopReloads {
   // or -1. (A loop around an unfitting one does not fit either.)
   int Around(Block b, int bank, Block def) const {
     int found = -1;
-    const int nb = static_cast<int>(fits.size() / std::max(1, loops.num_loops()));
     for (int l = loops.innermost(b); l >= 0 && fits[l * nb + bank] && !Contains(l, def); l = loops.parent(l)) found = l;
     return found;
   }
 
-  ControlFlowGraph cfg;
-  DominatorTree dom;
-  LoopNest loops;
+  const LoopNest& loops;
+  const int nb;                  // banks
   std::vector<uint8_t> fits;     // [loop][bank]
   std::vector<Block> preheader;  // by loop
   absl::flat_hash_map<uint64_t, Value> made;  // loop << 32 | slot value: its reload
@@ -435,7 +438,7 @@ absl::Status Chaitin::RewriteStackUses() {
   std::unique_ptr<LoopReloads> across;
   std::vector<Block> stack_def;
   if (Splitting() && !block_pressure_.empty()) {
-    across = std::make_unique<LoopReloads>(f_, t_, block_pressure_);
+    across = std::make_unique<LoopReloads>(f_, t_, *cfg_, *loops_, block_pressure_);
     stack_def.assign(f_.num_values(), Block());
     for (Block b : f_.layout()) {
       for (const Operand& p : f_.block(b).params) {
@@ -559,11 +562,11 @@ absl::Status Chaitin::RewriteStackUses() {
 absl::Status Chaitin::BuildGraph() {
   const int nv = f_.num_values();
   sets_.Compute(f_);
-  ControlFlowGraph cfg(f_);
-  DominatorTree dom(f_, cfg);
-  LoopNest loops(f_, cfg, dom);
+  cfg_.emplace(f_);
+  const ControlFlowGraph& cfg = *cfg_;
+  loops_.emplace(f_, cfg, DominatorTree(f_, cfg));
   weight_.assign(f_.num_blocks(), 1);
-  for (Block b : f_.layout()) weight_[b.index()] = loops.Weight(b);
+  for (Block b : f_.layout()) weight_[b.index()] = loops_->Weight(b);
 
   // Nodes: one per live range of register values defined in the layout.
   node_of_.assign(nv, kNoNode);
@@ -781,7 +784,7 @@ bool Chaitin::Compatible(uint32_t a, uint32_t b) const {
 }
 
 void Chaitin::AggressiveCoalesce() {
-  ControlFlowGraph cfg(f_);
+  const ControlFlowGraph& cfg = *cfg_;
   for (Block b : f_.layout()) {
     if (b == f_.entry()) continue;
     const std::vector<Operand>& params = f_.block(b).params;
