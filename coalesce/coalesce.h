@@ -36,11 +36,16 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "base/compressed_rows.h"
 #include "base/id.h"
+#include "liveness/live_ranges.h"
 #include "liveness/live_sets.h"
+#include "ssa/cfg.h"
 #include "ssa/ir.h"
+#include "ssa/program_point.h"
 
 namespace regalloc {
 
@@ -55,14 +60,18 @@ class VirtRegs {
   }
   // Members in dominance order (dominator-tree preorder of the defining block,
   // then program point).
-  absl::Span<const Value> Members(VirtReg r) const { return members_[r.index()]; }
-  int num_vregs() const { return static_cast<int>(members_.size()); }
-  // Replaces the contents (used by Coalesce and by the dump loader).
-  void Assign(int num_values, std::vector<std::vector<Value>> sets);
+  absl::Span<const Value> Members(VirtReg r) const { return members_.Row(r.index()); }
+  int num_vregs() const { return static_cast<int>(members_.num_rows()); }
+  // Replaces the contents (used by the dump loader).
+  void Assign(int num_values, const std::vector<std::vector<Value>>& sets);
+  // Or: Clear, then Add each set (sets of fewer than 2 values are not stored),
+  // reusing the storage.
+  void Clear(int num_values);
+  void Add(absl::Span<const Value> set);
 
  private:
   std::vector<VirtReg> of_;
-  std::vector<std::vector<Value>> members_;
+  CompressedRows<Value> members_;
 };
 
 struct CoalesceStats {
@@ -78,6 +87,54 @@ absl::StatusOr<CoalesceStats> Coalesce(Function& func, VirtRegs& vregs);
 // and for the allocator's later phases (spill/spill.h), which add only values
 // local to one block.
 absl::StatusOr<CoalesceStats> Coalesce(Function& func, VirtRegs& vregs, LiveSets& sets);
+
+// The same as a reusable object: it keeps its analyses and buffers between
+// functions, so a warm coalescer allocates nothing but the function's growth.
+class Coalescer {
+ public:
+  absl::StatusOr<CoalesceStats> Run(Function& func, VirtRegs& vregs, LiveSets& sets);
+
+ private:
+  struct ArgCopy {
+    Inst branch;
+    int operand;  // index of the argument among the branch's operands
+    Block pred;
+  };
+  struct ParamCopy {
+    Block block;
+    int param;
+  };
+
+  absl::StatusOr<CoalesceStats> Rounds(Function& func, VirtRegs& vregs, LiveSets& sets);
+  // One round: the live ranges and the union-find of the function as it is now.
+  void StartRound();
+  Value Find(Value v);
+  bool Before(Value a, Value b) const;
+  bool DefDominates(Value a, Value b) const;
+  absl::Span<const Value> Members(const Value& r) const;
+  bool Interferes(Value ra, Value rb);
+  void Union(Value ra, Value rb);
+
+  const Function* f_ = nullptr;
+  const LiveSets* sets_ = nullptr;
+  ControlFlowGraph cfg_;
+  DominatorTree dom_;
+  InstNumbering num_;
+  LiveRanges ranges_;
+  std::vector<int> preorder_;
+  std::vector<uint32_t> parent_;
+  // The members of each set by its root, in dominance order; a value alone has
+  // none. Cleared, not freed, so their storage serves the next round.
+  std::vector<std::vector<Value>> members_;
+  std::vector<Value> merged_, stack_;
+  std::vector<Block> def_block_;
+  std::vector<ArgCopy> arg_copies_;
+  std::vector<ParamCopy> param_copies_;
+  std::vector<Operand> ops_;
+  absl::flat_hash_set<uint32_t> copied_args_;     // values made by argument copies
+  absl::flat_hash_set<uint32_t> isolated_params_;  // parameters made by isolation
+  absl::flat_hash_set<std::pair<uint32_t, int>> queued_;  // (branch, operand) copies this round
+};
 
 }  // namespace regalloc
 

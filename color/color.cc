@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
+#include "base/warm_buffers.h"
 #include "liveness/live_sets.h"
 #include "liveness/live_walker.h"
 #include "spill/demand.h"
@@ -18,12 +19,40 @@
 #include "ssa/printer.h"
 
 namespace regalloc {
+
+// What a Colorer keeps between functions.
+struct Colorer::Buffers {
+  DemandModelCache model;
+  ControlFlowGraph cfg;
+  DominatorTree dom;
+  LoopNest loops;
+  std::vector<Inst> insts, out;
+  std::vector<Value> owner;
+  std::vector<Location> cur;
+  std::vector<int32_t> pos;
+  std::vector<Value> in_regs;
+  std::vector<uint8_t> frozen;
+  std::vector<RegSet> avoid;
+  std::vector<PReg> hint;
+  std::vector<PReg> vreg_reg;
+  std::vector<Value> dies;
+  std::vector<uint32_t> dies_begin;
+  std::vector<uint16_t> dies_count;
+  std::vector<uint16_t> dies_uses;
+  std::vector<uint8_t> param_dead;
+  LiveWalker live;
+};
+
+Colorer::Colorer() : b_(std::make_unique<Buffers>()) {}
+Colorer::~Colorer() = default;
+
 namespace {
 
-class Colorer {
+class ColorWalk {
  public:
-  Colorer(const Target& t, Function& f, const VirtRegs& vregs, const LiveSets& sets, ValueLocations& locs)
-      : t_(t), f_(f), vregs_(vregs), sets_(sets), locs_(locs), model_(t) {}
+  ColorWalk(const Target& t, Function& f, const VirtRegs& vregs, const LiveSets& sets, ValueLocations& locs,
+            Colorer::Buffers& b)
+      : t_(t), f_(f), vregs_(vregs), sets_(sets), locs_(locs), b_(b), model_(b.model.For(t)), owner_(b.owner), cur_(b.cur), pos_(b.pos), in_regs_(b.in_regs), frozen_(b.frozen), avoid_(b.avoid), hint_(b.hint), vreg_reg_(b.vreg_reg), dies_(b.dies), dies_begin_(b.dies_begin), dies_count_(b.dies_count), dies_uses_(b.dies_uses), param_dead_(b.param_dead), live_(b.live) {}
   absl::StatusOr<ColorStats> Run();
 
  private:
@@ -117,39 +146,40 @@ class Colorer {
   const VirtRegs& vregs_;
   const LiveSets& sets_;
   ValueLocations& locs_;
-  DemandModel model_;
+  Colorer::Buffers& b_;
+  const DemandModel& model_;
   ColorStats stats_;
 
-  std::vector<Value> owner_;       // per unit
+  std::vector<Value>& owner_;       // per unit
   UnitSet busy_;
-  std::vector<Location> cur_;      // per value: where it is now (or was last)
-  std::vector<int32_t> pos_;       // per value: index in in_regs_, or -1
-  std::vector<Value> in_regs_;     // values holding a register now
-  std::vector<uint8_t> frozen_;    // per value: home fixed (block-crossing values)
-  std::vector<RegSet> avoid_;      // per value: registers pinned during its life
-  std::vector<PReg> hint_;         // per value: fixed register of a later copy of it
-  std::vector<PReg> vreg_reg_;     // per virtual register: its members' register
+  std::vector<Location>& cur_;      // per value: where it is now (or was last)
+  std::vector<int32_t>& pos_;       // per value: index in in_regs_, or -1
+  std::vector<Value>& in_regs_;     // values holding a register now
+  std::vector<uint8_t>& frozen_;    // per value: home fixed (block-crossing values)
+  std::vector<RegSet>& avoid_;      // per value: registers pinned during its life
+  std::vector<PReg>& hint_;         // per value: fixed register of a later copy of it
+  std::vector<PReg>& vreg_reg_;     // per virtual register: its members' register
   RegSet used_;
   int64_t weight_ = 1;
   std::vector<Inst>* out_ = nullptr;
   // Per instruction: the values whose last use it is, and its dead defs.
-  std::vector<Value> dies_;
-  std::vector<uint32_t> dies_begin_;
-  std::vector<uint16_t> dies_count_;
-  std::vector<uint16_t> dies_uses_;  // the first dies_uses_ of each row are uses
-  std::vector<uint8_t> param_dead_;  // per value: a block parameter nothing reads
-  LiveWalker live_;
+  std::vector<Value>& dies_;
+  std::vector<uint32_t>& dies_begin_;
+  std::vector<uint16_t>& dies_count_;
+  std::vector<uint16_t>& dies_uses_;  // the first dies_uses_ of each row are uses
+  std::vector<uint8_t>& param_dead_;  // per value: a block parameter nothing reads
+  LiveWalker& live_;
   Value missing_home_;
 };
 
-std::optional<PReg> Colorer::HintFor(Value v) const {
+std::optional<PReg> ColorWalk::HintFor(Value v) const {
   VirtReg r = vregs_.Get(v);
   if (r.IsValid() && vreg_reg_[r.index()].IsValid()) return vreg_reg_[r.index()];
   if (v.index() < hint_.size() && hint_[v.index()].IsValid()) return hint_[v.index()];
   return std::nullopt;
 }
 
-std::optional<PReg> Colorer::Pick(Value v, const UnitSet& busy, const RegSet& forbid, std::optional<PReg> hint,
+std::optional<PReg> ColorWalk::Pick(Value v, const UnitSet& busy, const RegSet& forbid, std::optional<PReg> hint,
                                   bool pack) const {
   std::optional<RegClass> cls = t_.ClassFor(f_.value_type(v));
   if (!cls.has_value()) return std::nullopt;
@@ -175,7 +205,7 @@ std::optional<PReg> Colorer::Pick(Value v, const UnitSet& busy, const RegSet& fo
 // Avoid sets: the pinned registers of every instruction a value lives across.
 // Hints: a value copied into a fixed register by a constraint copy prefers it.
 // Last uses: the uses of an instruction not live after it, and its dead defs.
-void Colorer::Prepass(const LiveSets& sets) {
+void ColorWalk::Prepass(const LiveSets& sets) {
   int n = f_.num_values();
   avoid_.assign(n, RegSet());
   hint_.assign(n, PReg());
@@ -231,7 +261,7 @@ void Colorer::Prepass(const LiveSets& sets) {
   }
 }
 
-void Colorer::EnterBlock(Block b, const LiveSets& sets) {
+void ColorWalk::EnterBlock(Block b, const LiveSets& sets) {
   ClearState();
   for (Value v : sets.LiveIn(b)) {
     if (!frozen_[v.index()]) {
@@ -245,7 +275,7 @@ void Colorer::EnterBlock(Block b, const LiveSets& sets) {
   }
 }
 
-absl::Status Colorer::AssignParams(Block b) {
+absl::Status ColorWalk::AssignParams(Block b) {
   std::vector<Operand>& params = f_.block(b).params;
   RegSet fixed;
   for (const Operand& p : params) {
@@ -286,7 +316,7 @@ absl::Status Colorer::AssignParams(Block b) {
   return absl::OkStatus();
 }
 
-absl::Status Colorer::EmitCopy(absl::Span<const CopyMove> moves) {
+absl::Status ColorWalk::EmitCopy(absl::Span<const CopyMove> moves) {
   RA_ASSIGN_OR_RETURN(EmittedCopy e, EmitParallelCopy(f_, t_, moves, *out_));
   stats_.moves += e.moves;
   stats_.renames += e.renames;
@@ -296,7 +326,7 @@ absl::Status Colorer::EmitCopy(absl::Span<const CopyMove> moves) {
   return absl::OkStatus();
 }
 
-absl::Status Colorer::Relocate(Block b, Inst copy, Inst i) {
+absl::Status ColorWalk::Relocate(Block b, Inst copy, Inst i) {
   RegSet pinned = model_.Pinned(f_, i);
   RegSet fixed_uses, late_forbid;
   const InstData& d = f_.inst(i);
@@ -433,7 +463,7 @@ absl::Status Colorer::Relocate(Block b, Inst copy, Inst i) {
   return EmitCopy(moves);
 }
 
-absl::Status Colorer::RestoreHomes(Block b, Inst branch, const LiveSets& sets) {
+absl::Status ColorWalk::RestoreHomes(Block b, Inst branch, const LiveSets& sets) {
   // Live at the branch: the live-out values and the branch's own operands.
   absl::InlinedVector<Value, 8> targets_v;
   UnitSet targets;
@@ -475,7 +505,7 @@ absl::Status Colorer::RestoreHomes(Block b, Inst branch, const LiveSets& sets) {
   return EmitCopy(moves);
 }
 
-absl::Status Colorer::AssignInst(Block b, Inst i) {
+absl::Status ColorWalk::AssignInst(Block b, Inst i) {
   absl::InlinedVector<Operand, 8> ops(f_.operands(i).begin(), f_.operands(i).end());
   const InstData& d = f_.inst(i);
   bool move_like = IsMoveLike(d.opcode);
@@ -570,15 +600,17 @@ absl::Status Colorer::AssignInst(Block b, Inst i) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<ColorStats> Colorer::Run() {
+absl::StatusOr<ColorStats> ColorWalk::Run() {
   if (f_.IsAllocated()) {
     return absl::FailedPreconditionError(absl::StrCat("function %", f_.name(), ": coloring needs SSA form"));
   }
   int n = f_.num_values();
   locs_.Resize(n);
-  ControlFlowGraph cfg(f_);
-  DominatorTree dom(f_, cfg);
-  LoopNest loops(f_, cfg, dom);
+  const ControlFlowGraph& cfg = b_.cfg;
+  const LoopNest& loops = b_.loops;
+  b_.cfg.Compute(f_);
+  b_.dom.Compute(f_, b_.cfg);
+  b_.loops.Compute(f_, b_.cfg, b_.dom);
   for (Block b : f_.layout()) {
     if (!cfg.Reachable(b)) {
       return absl::InvalidArgumentError(absl::StrCat("function %", f_.name(), ", ", f_.BlockName(b),
@@ -600,7 +632,7 @@ absl::StatusOr<ColorStats> Colorer::Run() {
       locs_.Set(Value(v), Location());
     }
   }
-  for (Block b : dom.preorder()) {
+  for (Block b : b_.dom.preorder()) {
     weight_ = loops.Weight(b);
     EnterBlock(b, sets);
     if (missing_home_.IsValid()) {
@@ -608,9 +640,10 @@ absl::StatusOr<ColorStats> Colorer::Run() {
                                               f_.ValueName(missing_home_), " has no home yet"));
     }
     RA_RETURN_IF_ERROR(AssignParams(b));
-    std::vector<Inst> insts = f_.block(b).insts;
-    std::vector<Inst> out;
-    out.reserve(insts.size() + insts.size() / 4);
+    std::vector<Inst>& insts = b_.insts;
+    insts = f_.block(b).insts;
+    std::vector<Inst>& out = b_.out;
+    out.clear();
     out_ = &out;
     for (size_t k = 0; k < insts.size(); ++k) {
       Inst i = insts[k];
@@ -624,7 +657,7 @@ absl::StatusOr<ColorStats> Colorer::Run() {
       if (IsBranch(f_.inst(i).opcode)) RA_RETURN_IF_ERROR(RestoreHomes(b, i, sets));
       RA_RETURN_IF_ERROR(AssignInst(b, i));
     }
-    f_.block(b).insts = std::move(out);
+    f_.block(b).insts.assign(out.begin(), out.end());
     // Values defined here and live out: their homes are where they are now.
     for (Value v : sets.LiveOut(b)) {
       if (frozen_[v.index()]) continue;
@@ -648,7 +681,14 @@ absl::StatusOr<ColorStats> Colorer::Run() {
 
 absl::StatusOr<ColorStats> Color(const Target& target, Function& func, const VirtRegs& vregs, const LiveSets& sets,
                                  ValueLocations& locs) {
-  return Colorer(target, func, vregs, sets, locs).Run();
+  return Colorer().Run(target, func, vregs, sets, locs);
+}
+
+absl::StatusOr<ColorStats> Colorer::Run(const Target& target, Function& func, const VirtRegs& vregs,
+                                        const LiveSets& sets, ValueLocations& locs) {
+  absl::StatusOr<ColorStats> s = ColorWalk(target, func, vregs, sets, locs, *b_).Run();
+  ReleaseAfterLargeFunction(func.num_insts(), b_);
+  return s;
 }
 
 absl::StatusOr<ColorStats> Color(const Target& target, Function& func, const VirtRegs& vregs, ValueLocations& locs) {

@@ -41,6 +41,7 @@
 #define REGALLOC_COLOR_COLOR_H_
 
 #include <cstdint>
+#include <memory>
 
 #include "absl/status/statusor.h"
 #include "coalesce/coalesce.h"
@@ -65,6 +66,22 @@ absl::StatusOr<ColorStats> Color(const Target& target, Function& func, const Vir
 // The same with the live sets computed before Spill (see spill/spill.h).
 absl::StatusOr<ColorStats> Color(const Target& target, Function& func, const VirtRegs& vregs, const LiveSets& sets,
                                  ValueLocations& locs);
+
+// The same as a reusable object (SsaAllocator holds one): its buffers stay
+// between functions, so a warm colorer allocates nothing but the function's
+// growth.
+class Colorer {
+ public:
+  Colorer();
+  ~Colorer();
+  absl::StatusOr<ColorStats> Run(const Target& target, Function& func, const VirtRegs& vregs, const LiveSets& sets,
+                                 ValueLocations& locs);
+
+  struct Buffers;
+
+ private:
+  std::unique_ptr<Buffers> b_;
+};
 
 }  // namespace regalloc
 

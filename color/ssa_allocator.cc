@@ -13,14 +13,14 @@ absl::StatusOr<SsaAllocationStats> SsaAllocator::Run(Function& func, const Targe
   // instructions the doubled arrays were the largest part of the peak).
   size_t insts = static_cast<size_t>(func.num_insts());
   func.ReserveInsts(insts / 4, insts / 2);
-  RA_ASSIGN_OR_RETURN(s.coalesce, Coalesce(func, vregs_, sets_));
+  RA_ASSIGN_OR_RETURN(s.coalesce, coalescer_.Run(func, vregs_, sets_));
   SpillOptions spill;
   spill.heuristic = options_.spill;
-  RA_ASSIGN_OR_RETURN(s.spill, Spill(target, func, vregs_, sets_, locs_, spill));
-  RA_ASSIGN_OR_RETURN(s.reload, InsertReloads(target, func, sets_, locs_));
-  RA_ASSIGN_OR_RETURN(s.color, Color(target, func, vregs_, sets_, locs_));
+  RA_ASSIGN_OR_RETURN(s.spill, spiller_.Run(target, func, vregs_, sets_, locs_, spill));
+  RA_ASSIGN_OR_RETURN(s.reload, reloader_.Run(target, func, sets_, locs_));
+  RA_ASSIGN_OR_RETURN(s.color, colorer_.Run(target, func, vregs_, sets_, locs_));
   if (options_.lower_params) {
-    RA_ASSIGN_OR_RETURN(s.lower, LowerBlockParams(func, target));
+    RA_ASSIGN_OR_RETURN(s.lower, lowerer_.Run(func, target));
   }
   return s;
 }

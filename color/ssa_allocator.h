@@ -65,6 +65,12 @@ class SsaAllocator {
   LiveSets sets_;
   VirtRegs vregs_;
   ValueLocations locs_;
+  // The phases, each with its buffers.
+  Coalescer coalescer_;
+  Spiller spiller_;
+  Reloader reloader_;
+  Colorer colorer_;
+  BlockParamLowerer lowerer_;
 };
 
 }  // namespace regalloc

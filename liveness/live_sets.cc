@@ -61,7 +61,8 @@ void LiveSets::Compute(const Function& func) {
   CompressedRows<uint32_t>& defs = defs_;
   ue.Clear();
   defs.Clear();
-  std::vector<uint32_t> u, d;
+  std::vector<uint32_t>& u = u_;
+  std::vector<uint32_t>& d = d_;
   for (size_t bi = 0; bi < nb; ++bi) {
     Block b(static_cast<uint32_t>(bi));
     u.clear();
@@ -93,14 +94,19 @@ void LiveSets::Compute(const Function& func) {
   // successors' live-in, taken once at the end). Blocks are visited in post-order
   // first (successors before predecessors); a block whose live-in grows requeues
   // its predecessors.
-  ControlFlowGraph cfg(func);
+  ControlFlowGraph& cfg = cfg_;
+  cfg.Compute(func);
   std::vector<std::vector<uint32_t>>& in = in_;
   if (in.size() < nb) in.resize(nb);
   for (size_t b = 0; b < nb; ++b) in[b].clear();
-  std::vector<uint8_t> queued(nb, 0);
-  std::vector<Block> work(cfg.rpo().begin(), cfg.rpo().end());  // popped from the back: post-order
+  std::vector<uint8_t>& queued = queued_;
+  queued.assign(nb, 0);
+  std::vector<Block>& work = work_;
+  work.assign(cfg.rpo().begin(), cfg.rpo().end());  // popped from the back: post-order
   for (Block b : work) queued[b.index()] = 1;
-  std::vector<uint32_t> out, merged, next_in;
+  std::vector<uint32_t>& out = out_;
+  std::vector<uint32_t>& merged = merged_;
+  std::vector<uint32_t>& next_in = next_in_;
   auto live_out = [&](Block b) {
     out.clear();
     for (const Edge& e : cfg.succs(b)) {
@@ -152,7 +158,7 @@ void LiveSets::Compute(const Function& func) {
   live_out_.Clear();
   live_in_.Reserve(nb, total_in);
   live_out_.Reserve(nb, total_out);
-  std::vector<Value> row;
+  std::vector<Value>& row = row_;
   for (size_t b = 0; b < nb; ++b) {
     row.clear();
     for (uint32_t g : in[b]) row.push_back(global_value[g]);

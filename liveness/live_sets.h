@@ -29,6 +29,7 @@
 
 #include "absl/types/span.h"
 #include "base/compressed_rows.h"
+#include "ssa/cfg.h"
 #include "ssa/ir.h"
 
 namespace regalloc {
@@ -80,6 +81,11 @@ class LiveSets {
   CompressedRows<uint32_t> ue_;
   CompressedRows<uint32_t> defs_;
   std::vector<std::vector<uint32_t>> in_;
+  ControlFlowGraph cfg_;
+  std::vector<uint32_t> u_, d_, out_, merged_, next_in_;
+  std::vector<uint8_t> queued_;
+  std::vector<Block> work_;
+  std::vector<Value> row_;
 };
 
 }  // namespace regalloc

@@ -90,6 +90,23 @@ class DemandModel {
   mutable std::vector<int> early_, late_;
 };
 
+// The DemandModel of the target of the last call, made again only when the
+// target changes (for phase objects kept between functions).
+class DemandModelCache {
+ public:
+  const DemandModel& For(const Target& target) {
+    if (target_ != &target) {
+      model_.emplace(target);
+      target_ = &target;
+    }
+    return *model_;
+  }
+
+ private:
+  const Target* target_ = nullptr;
+  std::optional<DemandModel> model_;
+};
+
 }  // namespace regalloc
 
 #endif  // REGALLOC_SPILL_DEMAND_H_

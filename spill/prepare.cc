@@ -19,19 +19,28 @@ bool IsConstraintCopy(const Function& func, Inst inst) {
 }
 
 absl::StatusOr<PrepareStats> PrepareConstraints(Function& func, const Target& target, const LiveSets& sets) {
+  PrepareBuffers buffers;
+  return PrepareConstraints(func, target, sets, buffers);
+}
+
+absl::StatusOr<PrepareStats> PrepareConstraints(Function& func, const Target& target, const LiveSets& sets,
+                                                PrepareBuffers& buffers) {
   PrepareStats stats;
   if (func.IsAllocated()) {
     return absl::FailedPreconditionError(absl::StrCat("function %", func.name(), ": spilling needs SSA form"));
   }
-  LiveWalker live;
+  LiveWalker& live = buffers.live;
   live.Reset(func.num_values());
-  std::vector<Operand> ops, p_ops_defs, p_ops_uses;
-  std::vector<int> use_at;  // use operand indices, in use order (Reuse names uses by it)
+  std::vector<Operand>& ops = buffers.ops;
+  std::vector<Operand>& p_ops_defs = buffers.defs;
+  std::vector<Operand>& p_ops_uses = buffers.uses;
+  std::vector<int>& use_at = buffers.use_at;  // use operand indices, in use order (Reuse names uses by it)
+  std::vector<Inst>& insts = buffers.insts;
+  std::vector<Inst>& out = buffers.out;
   for (Block b : func.layout()) {
     live.StartBlock(sets.LiveOut(b));
-    std::vector<Inst> insts = func.block(b).insts;
-    std::vector<Inst> out;
-    out.reserve(insts.size() + 4);
+    insts = func.block(b).insts;
+    out.clear();
     // Walk backward (the walker gives what is live after each instruction) and
     // build the block reversed.
     for (auto it = insts.rbegin(); it != insts.rend(); ++it) {
@@ -118,11 +127,10 @@ absl::StatusOr<PrepareStats> PrepareConstraints(Function& func, const Target& ta
         continue;
       }
       func.SetOperands(i, ops);
-      std::vector<Operand> p_ops = p_ops_defs;
-      p_ops.insert(p_ops.end(), p_ops_uses.begin(), p_ops_uses.end());
+      p_ops_defs.insert(p_ops_defs.end(), p_ops_uses.begin(), p_ops_uses.end());
       InstData pd;
       pd.opcode = Opcode::kParallelCopy;
-      Inst p = func.NewInst(pd, p_ops);
+      Inst p = func.NewInst(pd, p_ops_defs);
       out.push_back(i);
       out.push_back(p);
       ++stats.copies;

@@ -33,8 +33,11 @@
 #ifndef REGALLOC_SPILL_PREPARE_H_
 #define REGALLOC_SPILL_PREPARE_H_
 
+#include <vector>
+
 #include "absl/status/statusor.h"
 #include "liveness/live_sets.h"
+#include "liveness/live_walker.h"
 #include "ssa/ir.h"
 #include "targets/target.h"
 
@@ -48,6 +51,16 @@ struct PrepareStats {
 };
 
 absl::StatusOr<PrepareStats> PrepareConstraints(Function& func, const Target& target, const LiveSets& sets);
+
+// Buffers PrepareConstraints keeps between calls (the Spiller holds one).
+struct PrepareBuffers {
+  LiveWalker live;
+  std::vector<Operand> ops, defs, uses;
+  std::vector<int> use_at;
+  std::vector<Inst> insts, out;
+};
+absl::StatusOr<PrepareStats> PrepareConstraints(Function& func, const Target& target, const LiveSets& sets,
+                                                PrepareBuffers& buffers);
 
 // True for a P made by PrepareConstraints: a parallel_copy whose defs name values
 // other than its uses.

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/warm_buffers.h"
 #include "liveness/live_sets.h"
 #include "liveness/live_walker.h"
 #include "spill/demand.h"
@@ -10,6 +11,32 @@
 #include "ssa/cfg.h"
 
 namespace regalloc {
+
+// What a Reloader keeps between functions.
+struct Reloader::Buffers {
+  DemandModelCache model;
+  ControlFlowGraph cfg;
+  DominatorTree dom;
+  LoopNest loops;
+  std::vector<Operand> ops;
+  std::vector<std::pair<Value, Value>> reloaded;
+  std::vector<Value> stores, touched;
+  std::vector<Inst> insts, out;
+  // The reuse step's.
+  std::vector<int> slack, bank_slack, through, needs, here, bank_cap, bank_use;
+  std::vector<uint8_t> dropped;
+  std::vector<uint32_t> seen_in;
+  LiveWalker live;
+  struct Loaded {
+    Value temp;
+    int last_use = -1;  // position of the instruction that reads it last
+  };
+  std::vector<Loaded> loaded;
+};
+
+Reloader::Reloader() : b_(std::make_unique<Buffers>()) {}
+Reloader::~Reloader() = default;
+
 namespace {
 
 // The second step: a reload whose value an earlier reload in the same block
@@ -19,7 +46,9 @@ namespace {
 // it needs). Slack is computed once per block and charged as ranges grow.
 class ReloadReuse {
  public:
-  ReloadReuse(const Target& t, Function& f, const ValueLocations& locs) : t_(t), f_(f), locs_(locs), model_(t) {}
+  ReloadReuse(const Target& t, Function& f, const ValueLocations& locs, Reloader::Buffers& b)
+      : t_(t), f_(f), locs_(locs), b_(b), model_(b.model.For(t)), slack_(b.slack), bank_slack_(b.bank_slack),
+        live_(b.live) {}
 
   void Run(const LoopNest& loops, const LiveSets& sets, ReloadStats& stats);
 
@@ -52,10 +81,12 @@ class ReloadReuse {
   const Target& t_;
   Function& f_;
   const ValueLocations& locs_;
-  DemandModel model_;
+  Reloader::Buffers& b_;
+  const DemandModel& model_;
   int nc_ = 0, nb_ = 0;
-  std::vector<int> slack_, bank_slack_;
-  LiveWalker live_;
+  std::vector<int>& slack_;
+  std::vector<int>& bank_slack_;
+  LiveWalker& live_;
 };
 
 void ReloadReuse::ComputeSlack(Block b, const LiveSets& sets) {
@@ -63,7 +94,11 @@ void ReloadReuse::ComputeSlack(Block b, const LiveSets& sets) {
   size_t m = insts.size();
   slack_.assign(m * nc_, 0);
   bank_slack_.assign(m * nb_, 0);
-  std::vector<int> through(nc_, 0), needs(nc_, 0), here(nc_, 0);
+  std::vector<int>& through = b_.through;
+  std::vector<int>& needs = b_.needs;
+  std::vector<int>& here = b_.here;
+  through.assign(nc_, 0);
+  needs.assign(nc_, 0);
   auto count = [&](Value v, int delta) {
     int c = model_.ClassOf(f_, v);
     if (c >= 0 && !locs_.IsSpilled(v)) through[c] += delta;
@@ -83,7 +118,10 @@ void ReloadReuse::ComputeSlack(Block b, const LiveSets& sets) {
     model_.Needs(f_, i, live_, locs_, needs);
     RegSet pinned = model_.Pinned(f_, i);
     for (int bank = 0; bank < nb_; ++bank) bank_slack_[k * nb_ + bank] = 0;
-    std::vector<int> bank_cap(nb_, 0), bank_use(nb_, 0);
+    std::vector<int>& bank_cap = b_.bank_cap;
+    std::vector<int>& bank_use = b_.bank_use;
+    bank_cap.assign(nb_, 0);
+    bank_use.assign(nb_, 0);
     for (int c = 0; c < nc_; ++c) {
       const RegClassInfo& info = t_.Class(RegClass(c));
       int cap = model_.Capacity(c, pinned);
@@ -106,14 +144,14 @@ void ReloadReuse::Run(const LoopNest& loops, const LiveSets& sets, ReloadStats& 
   nc_ = t_.num_classes();
   nb_ = t_.num_banks();
   live_.Reset(f_.num_values());
-  struct Loaded {
-    Value temp;
-    int last_use = -1;  // position of the instruction that reads it last
-  };
-  std::vector<Loaded> loaded(f_.num_values());
-  std::vector<Value> touched;
-  std::vector<Operand> ops;
-  std::vector<uint32_t> seen_in(f_.num_values(), 0);  // stamped with block index + 1
+  using Loaded = Reloader::Buffers::Loaded;
+  std::vector<Loaded>& loaded = b_.loaded;
+  loaded.assign(f_.num_values(), Loaded());
+  std::vector<Value>& touched = b_.touched;
+  touched.clear();
+  std::vector<Operand>& ops = b_.ops;
+  std::vector<uint32_t>& seen_in = b_.seen_in;  // stamped with block index + 1
+  seen_in.assign(f_.num_values(), 0);
   uint32_t stamp = 0;
   for (Block b : f_.layout()) {
     std::vector<Inst>& insts = f_.block(b).insts;
@@ -130,7 +168,8 @@ void ReloadReuse::Run(const LoopNest& loops, const LiveSets& sets, ReloadStats& 
     }
     if (!repeated) continue;
     ComputeSlack(b, sets);
-    std::vector<uint8_t> dropped(m, 0);
+    std::vector<uint8_t>& dropped = b_.dropped;
+    dropped.assign(m, 0);
     for (Value v : touched) loaded[v.index()] = Loaded();
     touched.clear();
     for (int k = 0; k < m; ++k) {
@@ -168,12 +207,11 @@ void ReloadReuse::Run(const LoopNest& loops, const LiveSets& sets, ReloadStats& 
       if (!prev.temp.IsValid()) touched.push_back(v);
       prev = Loaded{r, j};
     }
-    std::vector<Inst> kept;
-    kept.reserve(m);
+    int kept = 0;
     for (int k = 0; k < m; ++k) {
-      if (!dropped[k]) kept.push_back(insts[k]);
+      if (!dropped[k]) insts[kept++] = insts[k];
     }
-    insts = std::move(kept);
+    insts.resize(kept);
   }
 }
 
@@ -189,14 +227,28 @@ absl::StatusOr<ReloadStats> InsertReloads(const Target& target, Function& func, 
 
 absl::StatusOr<ReloadStats> InsertReloads(const Target& target, Function& func, const LiveSets& sets,
                                           ValueLocations& locs) {
+  return Reloader().Run(target, func, sets, locs);
+}
+
+absl::StatusOr<ReloadStats> Reloader::Run(const Target& target, Function& func, const LiveSets& sets,
+                                          ValueLocations& locs) {
+  absl::StatusOr<ReloadStats> s = Rewrite(target, func, sets, locs);
+  ReleaseAfterLargeFunction(func.num_insts(), b_);
+  return s;
+}
+
+absl::StatusOr<ReloadStats> Reloader::Rewrite(const Target& target, Function& func, const LiveSets& sets,
+                                              ValueLocations& locs) {
+  Buffers& buf = *b_;
   ReloadStats stats;
   if (func.IsAllocated()) {
     return absl::FailedPreconditionError(absl::StrCat("function %", func.name(), ": reload needs SSA form"));
   }
   locs.Resize(func.num_values());
-  ControlFlowGraph cfg(func);
-  DominatorTree dom(func, cfg);
-  LoopNest loops(func, cfg, dom);
+  buf.cfg.Compute(func);
+  buf.dom.Compute(func, buf.cfg);
+  buf.loops.Compute(func, buf.cfg, buf.dom);
+  const LoopNest& loops = buf.loops;
   auto emit = [&](Opcode op, Value def, Value use, std::vector<Inst>& out, int64_t weight) {
     InstData d;
     d.opcode = op;
@@ -205,14 +257,15 @@ absl::StatusOr<ReloadStats> InsertReloads(const Target& target, Function& func, 
     ++(op == Opcode::kSpill ? stats.spills : stats.reloads);
     stats.weighted_cost += weight;
   };
-  std::vector<Operand> ops;
-  std::vector<std::pair<Value, Value>> reloaded;  // (spilled value, its reload) for one instruction
-  std::vector<Value> stores;
+  std::vector<Operand>& ops = buf.ops;
+  std::vector<std::pair<Value, Value>>& reloaded = buf.reloaded;  // (spilled value, its reload) for one instruction
+  std::vector<Value>& stores = buf.stores;
+  std::vector<Inst>& insts = buf.insts;
+  std::vector<Inst>& out = buf.out;
   for (Block b : func.layout()) {
     int64_t weight = loops.Weight(b);
-    std::vector<Inst> insts = func.block(b).insts;
-    std::vector<Inst> out;
-    out.reserve(insts.size() + insts.size() / 4);
+    insts = func.block(b).insts;
+    out.clear();
     for (Operand& p : func.block(b).params) {
       if (!locs.IsSpilled(p.value())) continue;
       if (b == func.entry() && p.constraint() == ConstraintKind::kFixed) {
@@ -289,9 +342,9 @@ absl::StatusOr<ReloadStats> InsertReloads(const Target& target, Function& func, 
       }
       for (Value v : stores) emit(Opcode::kSpill, v, v, out, weight);
     }
-    func.block(b).insts = std::move(out);
+    func.block(b).insts.assign(out.begin(), out.end());
   }
-  ReloadReuse(target, func, locs).Run(loops, sets, stats);
+  ReloadReuse(target, func, locs, buf).Run(loops, sets, stats);
   return stats;
 }
 

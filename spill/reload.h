@@ -32,6 +32,7 @@
 #define REGALLOC_SPILL_RELOAD_H_
 
 #include <cstdint>
+#include <memory>
 
 #include "absl/status/statusor.h"
 #include "liveness/live_sets.h"
@@ -52,6 +53,23 @@ absl::StatusOr<ReloadStats> InsertReloads(const Target& target, Function& func, 
 // The same with the live sets computed before Spill (see spill/spill.h).
 absl::StatusOr<ReloadStats> InsertReloads(const Target& target, Function& func, const LiveSets& sets,
                                           ValueLocations& locs);
+
+// The same as a reusable object (SsaAllocator holds one): its buffers stay
+// between functions, so a warm reloader allocates nothing but the function's
+// growth.
+class Reloader {
+ public:
+  Reloader();
+  ~Reloader();
+  absl::StatusOr<ReloadStats> Run(const Target& target, Function& func, const LiveSets& sets, ValueLocations& locs);
+
+  struct Buffers;
+
+ private:
+  absl::StatusOr<ReloadStats> Rewrite(const Target& target, Function& func, const LiveSets& sets, ValueLocations& locs);
+
+  std::unique_ptr<Buffers> b_;
+};
 
 }  // namespace regalloc
 

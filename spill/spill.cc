@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
+#include "base/warm_buffers.h"
 #include "liveness/live_ranges.h"
 #include "liveness/live_sets.h"
 #include "liveness/live_walker.h"
@@ -15,13 +16,32 @@
 #include "ssa/program_point.h"
 
 namespace regalloc {
+
+// What a Spiller keeps between functions.
+struct Spiller::Buffers {
+  DemandModelCache model;
+  PrepareBuffers prepare;
+  InstNumbering num;
+  std::vector<uint8_t> spilled, unspillable, excluded;
+  std::vector<uint32_t> def_point;
+  std::vector<int> through, adjust, scratch_through, needs;
+  std::vector<Value> dying_args, marked;
+  LiveWalker live;
+};
+
+Spiller::Spiller() : b_(std::make_unique<Buffers>()) {}
+Spiller::~Spiller() = default;
+
 namespace {
 
-class Spiller {
+class SpillWalk {
  public:
-  Spiller(const Target& target, Function& func, const VirtRegs& vregs, const LiveSets& sets, ValueLocations& locs,
-          const SpillOptions& options)
-      : t_(target), f_(func), vregs_(vregs), sets_(sets), locs_(locs), options_(options), model_(target) {}
+  SpillWalk(const Target& target, Function& func, const VirtRegs& vregs, const LiveSets& sets, ValueLocations& locs,
+            const SpillOptions& options, Spiller::Buffers& b)
+      : t_(target), f_(func), vregs_(vregs), sets_(sets), locs_(locs), options_(options), b_(b), model_(b.model.For(target)),
+        spilled_(b.spilled), unspillable_(b.unspillable), excluded_(b.excluded), def_point_(b.def_point),
+        through_(b.through), adjust_(b.adjust), scratch_through_(b.scratch_through), dying_args_(b.dying_args),
+        live_(b.live) {}
 
   absl::StatusOr<SpillStats> Run();
 
@@ -51,30 +71,31 @@ class Spiller {
   const LiveSets& sets_;
   ValueLocations& locs_;
   const SpillOptions& options_;
-  DemandModel model_;
+  Spiller::Buffers& b_;
+  const DemandModel& model_;
   SpillStats stats_;
 
-  std::vector<uint8_t> spilled_;
-  std::vector<uint8_t> unspillable_;  // constraint copies' defs
-  std::vector<uint8_t> excluded_;     // operands of the instruction being fitted
-  std::vector<uint32_t> def_point_;
-  std::vector<int> through_;          // per class: live, in registers
-  std::vector<int> adjust_;           // per class: live defs of the current instruction
-  std::vector<int> scratch_through_;
+  std::vector<uint8_t>& spilled_;
+  std::vector<uint8_t>& unspillable_;  // constraint copies' defs
+  std::vector<uint8_t>& excluded_;     // operands of the instruction being fitted
+  std::vector<uint32_t>& def_point_;
+  std::vector<int>& through_;          // per class: live, in registers
+  std::vector<int>& adjust_;           // per class: live defs of the current instruction
+  std::vector<int>& scratch_through_;
   // The arguments of the branch being fitted that die at it: candidates too.
-  std::vector<Value> dying_args_;
-  LiveWalker live_;
+  std::vector<Value>& dying_args_;
+  LiveWalker& live_;
   const UsePositions* uses_ = nullptr;
 };
 
-void Spiller::MarkSpilled(Value v, StackSlot slot) {
+void SpillWalk::MarkSpilled(Value v, StackSlot slot) {
   if (live_.IsLive(v)) Count(v, -1);
   spilled_[v.index()] = 1;
   locs_.Set(v, Location::Stack(slot));
   ++stats_.values_spilled;
 }
 
-void Spiller::SpillVreg(Value v) {
+void SpillWalk::SpillVreg(Value v) {
   if (spilled_[v.index()]) return;
   // One slot for the whole virtual register (or the lone value), big enough for
   // every member.
@@ -87,7 +108,7 @@ void Spiller::SpillVreg(Value v) {
   for (Value m : members) MarkSpilled(m, slot);
 }
 
-bool Spiller::Eligible(Value v, const Overflow& o) const {
+bool SpillWalk::Eligible(Value v, const Overflow& o) const {
   if (spilled_[v.index()] || unspillable_[v.index()] || excluded_[v.index()]) return false;
   int c = model_.ClassOf(f_, v);
   if (c < 0) return false;
@@ -95,7 +116,7 @@ bool Spiller::Eligible(Value v, const Overflow& o) const {
   return t_.Class(RegClass(c)).bank == o.bank;
 }
 
-Value Spiller::Choose(const Overflow& o, ProgramPoint p) const {
+Value SpillWalk::Choose(const Overflow& o, ProgramPoint p) const {
   Value best;
   uint64_t best_key = 0;
   // The values live through the point first; a branch's dying arguments only
@@ -127,7 +148,7 @@ Value Spiller::Choose(const Overflow& o, ProgramPoint p) const {
 }
 
 template <typename Where, typename Refresh>
-absl::Status Spiller::Fit(std::vector<int>& needs, const RegSet& pinned, ProgramPoint at, const Where& where,
+absl::Status SpillWalk::Fit(std::vector<int>& needs, const RegSet& pinned, ProgramPoint at, const Where& where,
                           const Refresh& refresh) {
   std::vector<int>& through = scratch_through_;
   through.resize(through_.size());
@@ -149,7 +170,7 @@ absl::Status Spiller::Fit(std::vector<int>& needs, const RegSet& pinned, Program
   }
 }
 
-void Spiller::ComputeDefPoints(const InstNumbering& num) {
+void SpillWalk::ComputeDefPoints(const InstNumbering& num) {
   def_point_.assign(f_.num_values(), 0);
   for (Block b : f_.layout()) {
     if (f_.block(b).insts.empty()) continue;
@@ -162,14 +183,14 @@ void Spiller::ComputeDefPoints(const InstNumbering& num) {
   }
 }
 
-absl::StatusOr<SpillStats> Spiller::Run() {
+absl::StatusOr<SpillStats> SpillWalk::Run() {
   if (f_.IsAllocated()) {
     return absl::FailedPreconditionError(absl::StrCat("function %", f_.name(), ": spilling needs SSA form"));
   }
   // Constraint copies define values local to their blocks: the live-in and
   // live-out sets stay exact, so one computation serves both steps.
   const LiveSets& sets = sets_;
-  RA_ASSIGN_OR_RETURN(stats_.prepare, PrepareConstraints(f_, t_, sets));
+  RA_ASSIGN_OR_RETURN(stats_.prepare, PrepareConstraints(f_, t_, sets, b_.prepare));
   int n = f_.num_values();
   for (int v = 0; v < n; ++v) {
     if (f_.ValueExists(Value(v)) && model_.ClassOf(f_, Value(v)) < 0) {
@@ -178,7 +199,8 @@ absl::StatusOr<SpillStats> Spiller::Run() {
                                                      " has no registers"));
     }
   }
-  InstNumbering num(f_);
+  InstNumbering& num = b_.num;
+  num.Compute(f_);
   ComputeDefPoints(num);
   std::optional<ControlFlowGraph> cfg;
   std::optional<DominatorTree> dom;
@@ -213,8 +235,10 @@ absl::StatusOr<SpillStats> Spiller::Run() {
   int nc = model_.num_classes();
   through_.assign(nc, 0);
   adjust_.assign(nc, 0);
-  std::vector<int> needs(nc, 0);
-  std::vector<Value> marked;
+  std::vector<int>& needs = b_.needs;
+  needs.assign(nc, 0);
+  std::vector<Value>& marked = b_.marked;
+  marked.clear();
   // The operands of the instruction being fitted may not be spilled to fit it,
   // except a branch's arguments and uses read @stack (a call's stack-passed
   // arguments): spilled, they need no register there (the edge's parallel copy,
@@ -304,8 +328,16 @@ absl::StatusOr<SpillStats> Spiller::Run() {
 
 absl::StatusOr<SpillStats> Spill(const Target& target, Function& func, const VirtRegs& vregs, const LiveSets& sets,
                                  ValueLocations& locs, const SpillOptions& options) {
-  locs = ValueLocations(func.num_values());
-  return Spiller(target, func, vregs, sets, locs, options).Run();
+  return Spiller().Run(target, func, vregs, sets, locs, options);
+}
+
+absl::StatusOr<SpillStats> Spiller::Run(const Target& target, Function& func, const VirtRegs& vregs,
+                                        const LiveSets& sets, ValueLocations& locs, const SpillOptions& options) {
+  locs.Clear();
+  locs.Resize(func.num_values());
+  absl::StatusOr<SpillStats> s = SpillWalk(target, func, vregs, sets, locs, options, *b_).Run();
+  ReleaseAfterLargeFunction(func.num_insts(), b_);
+  return s;
 }
 
 absl::StatusOr<SpillStats> Spill(const Target& target, Function& func, const VirtRegs& vregs, ValueLocations& locs,

@@ -35,6 +35,8 @@
 #ifndef REGALLOC_SPILL_SPILL_H_
 #define REGALLOC_SPILL_SPILL_H_
 
+#include <memory>
+
 #include "absl/status/statusor.h"
 #include "coalesce/coalesce.h"
 #include "liveness/live_sets.h"
@@ -69,6 +71,22 @@ absl::StatusOr<SpillStats> Spill(const Target& target, Function& func, const Vir
 // both and for Color: compute them once and pass them along.
 absl::StatusOr<SpillStats> Spill(const Target& target, Function& func, const VirtRegs& vregs, const LiveSets& sets,
                                  ValueLocations& locs, const SpillOptions& options = SpillOptions());
+
+// The same as a reusable object (SsaAllocator holds one): its buffers stay
+// between functions, so a warm spiller allocates nothing but the function's
+// growth.
+class Spiller {
+ public:
+  Spiller();
+  ~Spiller();
+  absl::StatusOr<SpillStats> Run(const Target& target, Function& func, const VirtRegs& vregs, const LiveSets& sets,
+                                 ValueLocations& locs, const SpillOptions& options = SpillOptions());
+
+  struct Buffers;
+
+ private:
+  std::unique_ptr<Buffers> b_;
+};
 
 }  // namespace regalloc
 

@@ -5,9 +5,11 @@
 
 namespace regalloc {
 
-ControlFlowGraph::ControlFlowGraph(const Function& func) : rpo_number_(func.num_blocks(), -1) {
-  std::vector<Edge> edges;
-  edges.reserve(func.layout().size() * 2);
+void ControlFlowGraph::Compute(const Function& func) {
+  rpo_number_.assign(func.num_blocks(), -1);
+  rpo_.clear();
+  std::vector<Edge>& edges = edges_;
+  edges.clear();
   for (Block b : func.layout()) {
     Inst term = func.Terminator(b);
     if (!term.IsValid()) continue;
@@ -22,9 +24,11 @@ ControlFlowGraph::ControlFlowGraph(const Function& func) : rpo_number_(func.num_
   // Iterative DFS for the post-order (a million blocks must not overflow the stack).
   Block entry = func.entry();
   if (!entry.IsValid()) return;
-  std::vector<uint8_t> visited(func.num_blocks(), 0);
-  std::vector<std::pair<Block, size_t>> stack;
-  std::vector<Block> post;
+  std::vector<uint8_t>& visited = visited_;
+  visited.assign(func.num_blocks(), 0);
+  std::vector<std::pair<Block, size_t>>& stack = stack_;
+  stack.clear();
+  std::vector<Block>& post = rpo_;  // reversed below
   stack.emplace_back(entry, 0);
   visited[entry.index()] = 1;
   while (!stack.empty()) {
@@ -41,7 +45,7 @@ ControlFlowGraph::ControlFlowGraph(const Function& func) : rpo_number_(func.num_
       stack.pop_back();
     }
   }
-  rpo_.assign(post.rbegin(), post.rend());
+  std::reverse(rpo_.begin(), rpo_.end());
   for (size_t i = 0; i < rpo_.size(); ++i) rpo_number_[rpo_[i].index()] = static_cast<int>(i);
 }
 
@@ -53,14 +57,19 @@ std::vector<Edge> ControlFlowGraph::CriticalEdges() const {
   return out;
 }
 
-DominatorTree::DominatorTree(const Function& func, const ControlFlowGraph& cfg)
-    : idom_(func.num_blocks()),
-      pre_(func.num_blocks(), -1),
-      post_(func.num_blocks(), -1) {
+void DominatorTree::Compute(const Function& func, const ControlFlowGraph& cfg) {
+  idom_.assign(func.num_blocks(), Block());
+  pre_.assign(func.num_blocks(), -1);
+  post_.assign(func.num_blocks(), -1);
+  preorder_.clear();
   const std::vector<Block>& rpo = cfg.rpo();
-  if (rpo.empty()) return;
+  if (rpo.empty()) {
+    children_.Build(func.num_blocks(), absl::Span<const Block>(), [](Block b) { return b.index(); });
+    return;
+  }
   // Work on RPO numbers: intersect walks up by comparing them.
-  std::vector<int> idom(rpo.size(), -1);
+  std::vector<int>& idom = rpo_idom_;
+  idom.assign(rpo.size(), -1);
   idom[0] = 0;
   auto intersect = [&](int a, int b) {
     while (a != b) {
@@ -85,12 +94,14 @@ DominatorTree::DominatorTree(const Function& func, const ControlFlowGraph& cfg)
       }
     }
   }
-  std::vector<Block> non_entry(rpo.begin() + 1, rpo.end());
+  std::vector<Block>& non_entry = non_entry_;
+  non_entry.assign(rpo.begin() + 1, rpo.end());
   for (size_t i = 1; i < rpo.size(); ++i) idom_[rpo[i].index()] = rpo[idom[i]];
   children_.Build(func.num_blocks(), non_entry, [&](Block b) { return idom_[b.index()].index(); });
   // Pre/post numbering of the dominator tree, iteratively.
   int counter = 0;
-  std::vector<std::pair<Block, size_t>> stack = {{rpo[0], 0}};
+  std::vector<std::pair<Block, size_t>>& stack = stack_;
+  stack.assign(1, {rpo[0], 0});
   pre_[rpo[0].index()] = counter++;
   preorder_.push_back(rpo[0]);
   while (!stack.empty()) {
@@ -108,32 +119,35 @@ DominatorTree::DominatorTree(const Function& func, const ControlFlowGraph& cfg)
   }
 }
 
-LoopNest::LoopNest(const Function& func, const ControlFlowGraph& cfg, const DominatorTree& dom)
-    : depth_(func.num_blocks(), 0), innermost_(func.num_blocks(), -1) {
+void LoopNest::Compute(const Function& func, const ControlFlowGraph& cfg, const DominatorTree& dom) {
+  depth_.assign(func.num_blocks(), 0);
+  innermost_.assign(func.num_blocks(), -1);
+  headers_.clear();
+  bodies_.clear();
+  body_start_.assign(1, 0);
   // Headers in RPO order, so an outer loop's header precedes its inner loops'.
-  std::vector<int> loop_of_header(func.num_blocks(), -1);
-  std::vector<std::vector<Block>> bodies;
-  std::vector<int> stamp(func.num_blocks(), -1);
+  std::vector<int>& stamp = stamp_;
+  stamp.assign(func.num_blocks(), -1);
+  std::vector<Block>& work = work_;
   for (Block h : cfg.rpo()) {
-    std::vector<Block> work;
+    work.clear();
     for (const Edge& e : cfg.preds(h)) {
       if (dom.Dominates(h, e.from)) work.push_back(e.from);
     }
     if (work.empty()) continue;
     int loop = static_cast<int>(headers_.size());
     headers_.push_back(h);
-    loop_of_header[h.index()] = loop;
-    std::vector<Block> body = {h};
+    bodies_.push_back(h);
     stamp[h.index()] = loop;
     while (!work.empty()) {
       Block b = work.back();
       work.pop_back();
       if (stamp[b.index()] == loop || !cfg.Reachable(b)) continue;
       stamp[b.index()] = loop;
-      body.push_back(b);
+      bodies_.push_back(b);
       for (const Edge& e : cfg.preds(b)) work.push_back(e.from);
     }
-    bodies.push_back(std::move(body));
+    body_start_.push_back(static_cast<uint32_t>(bodies_.size()));
   }
   // Outer loops come first in `headers_`; assigning innermost in that order leaves
   // each block with its innermost loop, and each loop's parent is the innermost
@@ -141,7 +155,8 @@ LoopNest::LoopNest(const Function& func, const ControlFlowGraph& cfg, const Domi
   parents_.assign(headers_.size(), -1);
   for (size_t l = 0; l < headers_.size(); ++l) {
     parents_[l] = innermost_[headers_[l].index()];
-    for (Block b : bodies[l]) {
+    for (uint32_t k = body_start_[l]; k < body_start_[l + 1]; ++k) {
+      Block b = bodies_[k];
       innermost_[b.index()] = static_cast<int>(l);
       ++depth_[b.index()];
     }

@@ -8,7 +8,9 @@
 //   int depth = loops.depth(b);        // 0 outside loops
 //
 // All are computed from the function as it is and never updated in place: after a
-// phase changes the CFG, compute them again. Blocks not in the layout, and blocks
+// phase changes the CFG, compute them again. `Compute` recomputes an object for
+// another function (or the same one changed), reusing its buffers: an allocator
+// that keeps these objects allocates nothing for them once warm. Blocks not in the layout, and blocks
 // unreachable from the entry, have no RPO number and no dominator.
 #ifndef REGALLOC_SSA_CFG_H_
 #define REGALLOC_SSA_CFG_H_
@@ -33,7 +35,9 @@ struct Edge {
 
 class ControlFlowGraph {
  public:
-  explicit ControlFlowGraph(const Function& func);
+  ControlFlowGraph() = default;
+  explicit ControlFlowGraph(const Function& func) { Compute(func); }
+  void Compute(const Function& func);
 
   // Edges leaving / entering a block, in branch-target order / discovery order.
   // A `br` with both targets equal contributes two edges.
@@ -48,12 +52,18 @@ class ControlFlowGraph {
   // target several predecessor edges: moves for it belong on neither end.
   bool IsCritical(const Edge& e) const { return succs(e.from).size() > 1 && preds(e.to).size() > 1; }
   std::vector<Edge> CriticalEdges() const;
+  // Every edge, by source block.
+  absl::Span<const Edge> all_edges() const { return succs_.all(); }
 
  private:
   CompressedRows<Edge> succs_;
   CompressedRows<Edge> preds_;
   std::vector<Block> rpo_;
   std::vector<int> rpo_number_;
+  // Compute's scratch.
+  std::vector<Edge> edges_;
+  std::vector<uint8_t> visited_;
+  std::vector<std::pair<Block, size_t>> stack_;
 };
 
 // Immediate dominators by Cooper, Harvey & Kennedy, "A Simple, Fast Dominance
@@ -62,7 +72,9 @@ class ControlFlowGraph {
 // dominator tree.
 class DominatorTree {
  public:
-  DominatorTree(const Function& func, const ControlFlowGraph& cfg);
+  DominatorTree() = default;
+  DominatorTree(const Function& func, const ControlFlowGraph& cfg) { Compute(func, cfg); }
+  void Compute(const Function& func, const ControlFlowGraph& cfg);
 
   // The immediate dominator; invalid for the entry and unreachable blocks.
   Block idom(Block b) const { return idom_[b.index()]; }
@@ -81,6 +93,10 @@ class DominatorTree {
   std::vector<int> pre_;
   std::vector<int> post_;
   std::vector<Block> preorder_;
+  // Compute's scratch.
+  std::vector<int> rpo_idom_;
+  std::vector<Block> non_entry_;
+  std::vector<std::pair<Block, size_t>> stack_;
 };
 
 // Natural loops: for each back edge (an edge whose target dominates its source) the
@@ -90,7 +106,9 @@ class DominatorTree {
 // the loops around them.
 class LoopNest {
  public:
-  LoopNest(const Function& func, const ControlFlowGraph& cfg, const DominatorTree& dom);
+  LoopNest() = default;
+  LoopNest(const Function& func, const ControlFlowGraph& cfg, const DominatorTree& dom) { Compute(func, cfg, dom); }
+  void Compute(const Function& func, const ControlFlowGraph& cfg, const DominatorTree& dom);
 
   int num_loops() const { return static_cast<int>(headers_.size()); }
   // Loop nesting depth: 0 outside every loop.
@@ -114,6 +132,11 @@ class LoopNest {
   std::vector<int> innermost_;
   std::vector<Block> headers_;
   std::vector<int> parents_;
+  // Compute's scratch: each loop's blocks, loop after loop.
+  std::vector<Block> bodies_;
+  std::vector<uint32_t> body_start_;
+  std::vector<int> stamp_;
+  std::vector<Block> work_;
 };
 
 // Splits every critical edge with a new block holding only a jump, placed in the

@@ -10,6 +10,10 @@
 namespace regalloc {
 
 absl::StatusOr<LowerParamsStats> LowerBlockParams(Function& func, const Target& target) {
+  return BlockParamLowerer().Run(func, target);
+}
+
+absl::StatusOr<LowerParamsStats> BlockParamLowerer::Run(Function& func, const Target& target) {
   LowerParamsStats stats;
   for (Block b : func.layout()) {
     for (const Operand& p : func.block(b).params) {
@@ -40,12 +44,18 @@ absl::StatusOr<LowerParamsStats> LowerBlockParams(Function& func, const Target& 
     }
     return false;
   };
-  stats.edges_split = SplitCriticalEdges(func, needs_moves);
-
-  ControlFlowGraph cfg(func);
-  std::vector<Block> layout = func.layout();
-  std::vector<CopyMove> moves;
-  std::vector<Inst> emitted;
+  ControlFlowGraph& cfg = cfg_;
+  cfg.Compute(func);
+  for (const Edge& e : cfg.all_edges()) {
+    if (!cfg.IsCritical(e) || !needs_moves(e)) continue;
+    stats.edges_split = SplitCriticalEdges(func, needs_moves);
+    cfg.Compute(func);
+    break;
+  }
+  std::vector<Block>& layout = layout_;
+  layout.assign(func.layout().begin(), func.layout().end());
+  std::vector<CopyMove>& moves = moves_;
+  std::vector<Inst>& emitted = emitted_;
   for (Block b : layout) {
     for (const Edge& e : cfg.succs(b)) {
       absl::Span<const Operand> args = func.BranchArgs(e.branch, e.target);
@@ -81,8 +91,7 @@ absl::StatusOr<LowerParamsStats> LowerBlockParams(Function& func, const Target& 
 }
 
 void DropBlockParams(Function& func) {
-  std::vector<Block> layout = func.layout();
-  for (Block b : layout) {
+  for (Block b : func.layout()) {
     if (b != func.entry()) func.block(b).params.clear();
     Inst term = func.Terminator(b);
     if (!term.IsValid() || !IsBranch(func.inst(term).opcode)) continue;

@@ -21,8 +21,12 @@
 #ifndef REGALLOC_SSA_LOWER_PARAMS_H_
 #define REGALLOC_SSA_LOWER_PARAMS_H_
 
+#include <vector>
+
 #include "absl/status/statusor.h"
+#include "ssa/cfg.h"
 #include "ssa/ir.h"
+#include "ssa/parallel_copy.h"
 #include "targets/target.h"
 
 namespace regalloc {
@@ -37,6 +41,19 @@ struct LowerParamsStats {
 };
 
 absl::StatusOr<LowerParamsStats> LowerBlockParams(Function& func, const Target& target);
+
+// The same as a reusable object (the allocator objects hold one): its buffers
+// stay between functions.
+class BlockParamLowerer {
+ public:
+  absl::StatusOr<LowerParamsStats> Run(Function& func, const Target& target);
+
+ private:
+  ControlFlowGraph cfg_;
+  std::vector<Block> layout_;
+  std::vector<CopyMove> moves_;
+  std::vector<Inst> emitted_;
+};
 
 // The last step of lowering, for allocators that place the moves themselves:
 // removes every block parameter but the entry block's, and every branch argument.

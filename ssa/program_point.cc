@@ -2,8 +2,12 @@
 
 namespace regalloc {
 
-InstNumbering::InstNumbering(const Function& func)
-    : number_(func.num_insts(), 0), first_(func.num_blocks(), 0), last_(func.num_blocks(), 0) {
+void InstNumbering::Compute(const Function& func) {
+  number_.assign(func.num_insts(), 0);
+  first_.assign(func.num_blocks(), 0);
+  last_.assign(func.num_blocks(), 0);
+  order_.clear();
+  block_of_.clear();
   order_.reserve(func.num_insts());
   block_of_.reserve(func.num_insts());
   for (Block b : func.layout()) {

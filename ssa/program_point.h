@@ -47,7 +47,10 @@ class ProgramPoint {
 // Numbers the instructions of the layout. Recompute after editing the function.
 class InstNumbering {
  public:
-  explicit InstNumbering(const Function& func);
+  InstNumbering() = default;
+  explicit InstNumbering(const Function& func) { Compute(func); }
+  // Renumbers, reusing this object's storage.
+  void Compute(const Function& func);
 
   // Preconditions: `inst` is placed in a block of the layout.
   ProgramPoint Early(Inst inst) const { return ProgramPoint::Early(number_[inst.index()]); }
