@@ -10,6 +10,7 @@
 #include "absl/container/btree_map.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
+#include "base/warm_buffers.h"
 #include "ssa/printer.h"
 
 namespace regalloc {
@@ -83,7 +84,7 @@ class Allocator {
   void CollectPieces(CompressedRows<LsraChild>& out) const {
     out.Clear();
     out.Reserve(b_->num_values(), ch_->size());
-    std::vector<LsraChild> row;
+    std::vector<LsraChild>& row = row_;
     for (int v = 0; v < b_->num_values(); ++v) {
       row.clear();
       for (uint32_t c = first_piece_[v]; c != kNever; c = next_piece_[c]) row.push_back((*ch_)[c]);
@@ -372,6 +373,8 @@ class Allocator {
   std::vector<LsraChild>* ch_ = nullptr;
   std::vector<StackSlot>* slots_ = nullptr;
   std::vector<PReg> hint_;
+  std::vector<uint32_t> evict_;           // AllocateBlockedReg's scratch
+  mutable std::vector<LsraChild> row_;    // CollectPieces' scratch
   std::vector<uint32_t> active_, inactive_;
   std::priority_queue<std::pair<uint32_t, uint32_t>, std::vector<std::pair<uint32_t, uint32_t>>,
                       std::greater<std::pair<uint32_t, uint32_t>>>
@@ -575,7 +578,8 @@ absl::Status Allocator::AllocateBlockedReg(uint32_t id, uint32_t pos, std::optio
   }
   // Take `best`; the pieces holding it (or an alias) leave from the gap.
   const RegSet& aliases = t_->Aliases(best);
-  std::vector<uint32_t> evict;
+  std::vector<uint32_t>& evict = evict_;
+  evict.clear();
   for (uint32_t a : active_) {
     if (aliases.Contains((*ch_)[a].loc.reg())) evict.push_back(a);
   }
@@ -995,6 +999,7 @@ absl::StatusOr<LsraAllocStats> LsraAllocation::Run(const Target& target, Functio
   absl::Status s = a.Run(stats);
   if (!s.ok()) return s;
   a.CollectPieces(pieces_);
+  if (func.num_insts() > kWarmBufferInsts) scratch_.reset();  // see base/warm_buffers.h
   return stats;
 }
 

@@ -64,6 +64,7 @@ class LsraAllocator {
   LiveSets sets_;
   LsraBuild build_;
   LsraAllocation alloc_;
+  LsraResolver resolver_;
 };
 
 }  // namespace regalloc

@@ -1,13 +1,13 @@
 #include "lsra/build.h"
 
 #include <algorithm>
-#include <queue>
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/nearly_sorted.h"
 #include "base/status_macros.h"
+#include "base/warm_buffers.h"
 #include "ssa/printer.h"
 #include "ssa/verifier.h"
 
@@ -131,8 +131,7 @@ absl::Status LsraBuild::InsertReuseCopies(Function& func, const LiveSets& sets, 
       if (changed) func.SetOperands(i, ops);
       out.push_back(i);
     }
-    // The block takes the new list; its old buffer is the next block's scratch.
-    insts.swap(out);
+    insts.assign(out.begin(), out.end());
   }
   return absl::OkStatus();
 }
@@ -141,24 +140,29 @@ void LsraBuild::OrderBlocks(const Function& func, const ControlFlowGraph& cfg, c
   int nb = func.num_blocks();
   order_.clear();
   seed_.assign(nb, Block());
-  std::vector<uint8_t> placed(nb, 0);
+  std::vector<uint8_t>& placed = scratch_.placed;
+  placed.assign(nb, 0);
   // Heaviest first; among equals the one made ready last (a successor of the
-  // block just placed: falls through), then reverse post-order.
+  // block just placed: falls through), then reverse post-order. A max-heap.
   using Key = std::tuple<int, uint32_t, int, uint32_t>;  // (depth, ready stamp, -rpo, block)
-  std::priority_queue<Key> ready;
+  std::vector<Key>& ready = scratch_.ready;
+  ready.clear();
   uint32_t stamp = 0;
   auto place = [&](Block b) {
     placed[b.index()] = 1;
     order_.push_back(b);
     ++stamp;
     for (const Edge& e : cfg.succs(b)) {
-      if (!placed[e.to.index()]) ready.push(Key{loops.depth(e.to), stamp, -cfg.rpo_number(e.to), e.to.index()});
+      if (placed[e.to.index()]) continue;
+      ready.push_back(Key{loops.depth(e.to), stamp, -cfg.rpo_number(e.to), e.to.index()});
+      std::push_heap(ready.begin(), ready.end());
     }
   };
   place(func.entry());
   while (!ready.empty()) {
-    Block b(std::get<3>(ready.top()));
-    ready.pop();
+    Block b(std::get<3>(ready.front()));
+    std::pop_heap(ready.begin(), ready.end());
+    ready.pop_back();
     if (placed[b.index()]) continue;
     // The seed: the heaviest predecessor already placed (the latest on ties).
     int best = -1;
@@ -180,7 +184,7 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
   if (func.IsAllocated()) {
     return absl::FailedPreconditionError(absl::StrCat("function %", func.name(), ": lsra_build needs SSA form"));
   }
-  RA_RETURN_IF_ERROR(Verify(func, target));
+  RA_RETURN_IF_ERROR(scratch_.verifier.Run(func, target));
   // Per type: has the target a class for it? (-1: not asked yet.)
   int8_t has_class[kNumTypes];
   std::fill(std::begin(has_class), std::end(has_class), -1);
@@ -194,7 +198,8 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
                                                      target.name(), " has no registers"));
     }
   }
-  ControlFlowGraph cfg(func);
+  ControlFlowGraph& cfg = scratch_.cfg;
+  cfg.Compute(func);
   for (Block b : func.layout()) {
     if (!cfg.Reachable(b)) {
       return absl::InvalidArgumentError(absl::StrCat("function %", func.name(), ", ", func.BlockName(b),
@@ -202,13 +207,17 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
     }
   }
   RA_RETURN_IF_ERROR(InsertReuseCopies(func, sets, stats));
-  DominatorTree dom(func, cfg);
-  LoopNest loops(func, cfg, dom);
+  scratch_.dom.Compute(func, cfg);
+  scratch_.loops.Compute(func, cfg, scratch_.dom);
+  const LoopNest& loops = scratch_.loops;
   OrderBlocks(func, cfg, loops);
   depth_.assign(func.num_blocks(), 0);
   for (Block b : func.layout()) depth_[b.index()] = loops.depth(b);
   if (options.reverse_order && order_.size() > 2) std::reverse(order_.begin() + 1, order_.end());
-  critical_ = cfg.CriticalEdges();
+  critical_.clear();
+  for (const Edge& e : cfg.all_edges()) {
+    if (cfg.IsCritical(e)) critical_.push_back(e);
+  }
   stats.critical_edges = static_cast<int>(critical_.size());
   sets_ = &sets;
 
@@ -418,6 +427,7 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
     stats.ranges += static_cast<int>(ranges_.Row(v).size());
   }
   stats.refs = static_cast<int>(all_refs_.size());
+  ReleaseAfterLargeFunction(func.num_insts(), scratch_);
   return stats;
 }
 

@@ -58,6 +58,7 @@
 
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -66,6 +67,7 @@
 #include "liveness/live_sets.h"
 #include "ssa/cfg.h"
 #include "ssa/ir.h"
+#include "ssa/verifier.h"
 #include "targets/target.h"
 
 namespace regalloc {
@@ -223,6 +225,12 @@ class LsraBuild {
     std::vector<LsraRange> merged;
     CompressedRows<ValueRange> pieces_by_value;
     CompressedRows<std::pair<PReg, LsraRange>> blocked_by_reg;
+    std::vector<uint8_t> placed;
+    std::vector<std::tuple<int, uint32_t, int, uint32_t>> ready;  // OrderBlocks' heap
+    FunctionVerifier verifier;
+    ControlFlowGraph cfg;
+    DominatorTree dom;
+    LoopNest loops;
   } scratch_;
   std::vector<RefPosition> all_refs_, all_reg_refs_;
   std::vector<std::pair<PReg, LsraRange>> all_blocked_;

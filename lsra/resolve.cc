@@ -7,18 +7,63 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
+#include "base/warm_buffers.h"
 #include "ssa/cfg.h"
 #include "ssa/lower_params.h"
 #include "ssa/parallel_copy.h"
 #include "ssa/printer.h"
 
 namespace regalloc {
+
+// What an LsraResolver keeps between functions.
+struct LsraResolver::Buffers {
+  struct Holder {
+    uint32_t boundary;  // the row
+    Value value;
+    PReg reg;
+  };
+  struct EdgeValue {
+    Value value;
+    Location src, dst;
+  };
+  struct RegOwner {
+    uint32_t stamp = 0;
+    uint32_t index = 0;  // in edge_values
+  };
+  // An edge's copy: its moves, moves[first, first + count) of a flat array.
+  struct EdgeCopy {
+    Edge edge;
+    uint32_t first = 0, count = 0;
+  };
+  CompressedRows<Holder> holders;
+  std::vector<uint32_t> order_index, query;
+  std::vector<Holder> held;
+  std::vector<EdgeValue> edge_values;
+  std::vector<RegOwner> reg_owner;
+  std::vector<uint8_t> stored, block_start;
+  std::vector<std::pair<uint32_t, uint32_t>> splits;
+  ControlFlowGraph cfg;
+  std::vector<EdgeCopy> edges;
+  std::vector<CopyMove> edge_moves, all_moves, moves;
+  std::vector<Inst> insts, out, emitted;
+  std::vector<std::pair<Value, Location>> fixed_after;
+  std::vector<Operand> ops;
+  std::vector<Value> defined;
+  absl::flat_hash_set<std::pair<uint32_t, int>> to_split;  // (branch, target)
+};
+
+LsraResolver::LsraResolver() : buf_(std::make_unique<Buffers>()) {}
+LsraResolver::~LsraResolver() = default;
+
 namespace {
 
 class Resolver {
  public:
-  Resolver(const Target& t, Function& f, const LsraBuild& b, LsraAllocation& a, const LsraResolveOptions& options)
-      : t_(t), f_(f), b_(b), a_(a), options_(options) {}
+  Resolver(const Target& t, Function& f, const LsraBuild& b, LsraAllocation& a, const LsraResolveOptions& options,
+           LsraResolver::Buffers& buf)
+      : t_(t), f_(f), b_(b), a_(a), options_(options), buf_(buf), holders_(buf.holders),
+        order_index_(buf.order_index), edge_values_(buf.edge_values), reg_owner_(buf.reg_owner),
+        stored_(buf.stored), splits_(buf.splits) {}
   absl::StatusOr<LsraResolveStats> Run();
 
  private:
@@ -29,20 +74,22 @@ class Resolver {
   }
   // Adds `src -> dst` for `v` (named `dst_value` afterwards) unless it is a
   // no-op: the same place, or a store of a value to its slot, which the store
-  // right after its definition keeps valid (`def_store` is that store).
+  // right after its definition keeps valid (`def_store` is that store). Moves
+  // before `first` belong to other copies.
   void Add(std::vector<CopyMove>& moves, Location src, Location dst, Value v, Value dst_value, Type type,
-           bool def_store = false) {
+           bool def_store = false, size_t first = 0) {
     if (src == dst && !dst_value.IsValid()) return;
     if (!def_store && !dst_value.IsValid() && dst.IsStack() && v.index() < stored_.size() && stored_[v.index()] &&
         dst == Location::Stack(a_.SlotOf(v, f_))) {
       return;
     }
-    for (const CopyMove& m : moves) {
+    for (size_t k = first; k < moves.size(); ++k) {
+      const CopyMove& m = moves[k];
       if (m.dst == dst && m.value == v && m.dst_value == dst_value) return;
     }
     moves.push_back(CopyMove{src, dst, v, dst_value, type});
   }
-  absl::Status Emit(const std::vector<CopyMove>& moves, std::vector<Inst>& out, int& counter);
+  absl::Status Emit(absl::Span<const CopyMove> moves, std::vector<Inst>& out, int& counter);
   // Does `w` share `v`'s register as its copy (Subzero's overlap)? Then w's
   // every location holds v too: the copy wrote both, and moves keep both.
   bool CopyOf(Value w, Value v) const {
@@ -58,30 +105,21 @@ class Resolver {
   // holds one value at a time (two for a copy sharing its source's), so this
   // costs a register's worth per boundary, where looking up every live value
   // costs as many as are live (at a million instructions, 44 per instruction).
-  struct Holder {
-    uint32_t boundary;  // the row
-    Value value;
-    PReg reg;
-  };
+  using Holder = LsraResolver::Buffers::Holder;
   void IndexHolders();
-  CompressedRows<Holder> holders_;
-  std::vector<uint32_t> order_index_;  // per block, its index in b_.order()
+  CompressedRows<Holder>& holders_;
+  std::vector<uint32_t>& order_index_;  // per block, its index in b_.order()
   // The moves of the values live into `e.to` whose location differs at the two
   // ends. Only a value in a register at one end or the other can move: on the
   // stack at both, it is in its one slot. Where two of them start in one
   // register (a copy and its source), only the copy moves, since its location
   // holds both.
+  // Appends them to `moves`.
   absl::Status EdgeMoves(const Edge& e, std::vector<CopyMove>& moves);
-  struct EdgeValue {
-    Value value;
-    Location src, dst;
-  };
-  std::vector<EdgeValue> edge_values_;
-  struct RegOwner {
-    uint32_t stamp = 0;
-    uint32_t index = 0;  // in edge_values_
-  };
-  std::vector<RegOwner> reg_owner_;
+  using EdgeValue = LsraResolver::Buffers::EdgeValue;
+  using RegOwner = LsraResolver::Buffers::RegOwner;
+  std::vector<EdgeValue>& edge_values_;
+  std::vector<RegOwner>& reg_owner_;
   uint32_t edge_stamp_ = 0;
   absl::Status ResolveBlock(Block b);
 
@@ -90,16 +128,17 @@ class Resolver {
   const LsraBuild& b_;
   LsraAllocation& a_;
   const LsraResolveOptions& options_;
+  LsraResolver::Buffers& buf_;
   LsraResolveStats stats_;
   RegSet used_;
   // Values with a stack slot: stored once, right after their definition (SSA:
   // the slot then holds the value wherever it is live; Wimmer's spill at def).
-  std::vector<uint8_t> stored_;
+  std::vector<uint8_t>& stored_;
   // (gap, value): a piece of the value starts at a gap inside a block, sorted.
-  std::vector<std::pair<uint32_t, uint32_t>> splits_;
+  std::vector<std::pair<uint32_t, uint32_t>>& splits_;
 };
 
-absl::Status Resolver::Emit(const std::vector<CopyMove>& moves, std::vector<Inst>& out, int& counter) {
+absl::Status Resolver::Emit(absl::Span<const CopyMove> moves, std::vector<Inst>& out, int& counter) {
   RA_ASSIGN_OR_RETURN(EmittedCopy e, EmitParallelCopy(f_, t_, moves, out));
   counter += e.moves;
   stats_.stack_temps += e.stack_temps;
@@ -110,7 +149,8 @@ absl::Status Resolver::Emit(const std::vector<CopyMove>& moves, std::vector<Inst
 void Resolver::IndexHolders() {
   const std::vector<Block>& order = b_.order();
   order_index_.assign(f_.num_blocks(), 0);
-  std::vector<uint32_t> query(2 * order.size());
+  std::vector<uint32_t>& query = buf_.query;
+  query.assign(2 * order.size(), 0);
   for (size_t k = 0; k < order.size(); ++k) {
     order_index_[order[k].index()] = static_cast<uint32_t>(k);
     query[2 * k] = b_.BlockFrom(order[k]);
@@ -120,7 +160,8 @@ void Resolver::IndexHolders() {
   // boundaries in between (only where it is live: a piece's span also has
   // holes, where the register holds others). Value by value, so that grouping
   // by boundary (a stable counting sort) leaves each row sorted by value.
-  std::vector<Holder> held;
+  std::vector<Holder>& held = buf_.held;
+  held.clear();
   for (int v = 0; v < b_.num_values(); ++v) {
     absl::Span<const LsraRange> rs = b_.Ranges(Value(v));
     auto r = rs.begin();
@@ -143,7 +184,6 @@ absl::Status Resolver::EdgeMoves(const Edge& e, std::vector<CopyMove>& moves) {
   absl::Span<const Holder> at_start = holders_.Row(2 * order_index_[e.to.index()]);
   absl::Span<const Value> live_in = b_.LiveIn(e.to);
   edge_values_.clear();
-  if (reg_owner_.empty()) reg_owner_.resize(t_.num_regs());
   ++edge_stamp_;
   // Both lists by value, merged.
   size_t i = 0, j = 0;
@@ -175,18 +215,23 @@ absl::Status Resolver::EdgeMoves(const Edge& e, std::vector<CopyMove>& moves) {
     }
     edge_values_.push_back(EdgeValue{v, src, dst});
   }
-  for (const EdgeValue& x : edge_values_) Add(moves, x.src, x.dst, x.value, Value(), f_.value_type(x.value));
+  const size_t first = moves.size();
+  for (const EdgeValue& x : edge_values_) {
+    Add(moves, x.src, x.dst, x.value, Value(), f_.value_type(x.value), /*def_store=*/false, first);
+  }
   return absl::OkStatus();
 }
 
 absl::Status Resolver::ResolveBlock(Block b) {
-  std::vector<Inst> insts = f_.block(b).insts;
-  std::vector<Inst> out;
-  out.reserve(insts.size() + insts.size() / 2);
+  std::vector<Inst>& insts = buf_.insts;
+  insts = f_.block(b).insts;
+  std::vector<Inst>& out = buf_.out;
+  out.clear();
   uint32_t from = b_.BlockFrom(b);
   // Where each value is right before the gap copy: after the previous
   // instruction's defs (its Fixed defs still in their registers).
-  std::vector<std::pair<Value, Location>> fixed_after;  // defs of the previous instruction
+  std::vector<std::pair<Value, Location>>& fixed_after = buf_.fixed_after;  // defs of the previous instruction
+  fixed_after.clear();
   auto before = [&](Value v, uint32_t gap) -> Location {
     for (const auto& [fv, fl] : fixed_after) {
       if (fv == v) return fl;
@@ -207,11 +252,12 @@ absl::Status Resolver::ResolveBlock(Block b) {
     if (l.IsNone()) l = Location::Stack(a_.SlotOf(p.value(), f_));  // a dead parameter
     p.set_location(l);
   }
-  std::vector<Operand> ops;
-  std::vector<CopyMove> moves;
+  std::vector<Operand>& ops = buf_.ops;
+  std::vector<CopyMove>& moves = buf_.moves;
   // What the previous instruction defined (at the block's start: its parameters
   // that are not already in their slots).
-  std::vector<Value> defined;
+  std::vector<Value>& defined = buf_.defined;
+  defined.clear();
   for (const Operand& p : f_.block(b).params) {
     if (!p.location().IsStack()) defined.push_back(p.value());
   }
@@ -309,33 +355,38 @@ absl::Status Resolver::ResolveBlock(Block b) {
     f_.SetOperands(i, ops);
     out.push_back(i);
   }
-  f_.block(b).insts = std::move(out);
+  f_.block(b).insts.assign(out.begin(), out.end());
   return absl::OkStatus();
 }
 
 absl::StatusOr<LsraResolveStats> Resolver::Run() {
-  ControlFlowGraph cfg(f_);
+  ControlFlowGraph& cfg = buf_.cfg;
+  cfg.Compute(f_);
   stored_.assign(f_.num_values(), 0);
+  splits_.clear();
+  reg_owner_.assign(t_.num_regs(), RegOwner());  // stamps count from 0 again
   for (int v = 0; v < b_.num_values(); ++v) {
     if (!b_.HasInterval(Value(v))) continue;
     for (const LsraChild& c : a_.PiecesOf(Value(v))) stored_[v] |= c.loc.IsStack();
     for (const RefPosition& r : b_.Refs(Value(v))) stored_[v] |= r.need == RefNeed::kStack;
   }
   // Edge copies are computed on the positions before any block changes.
-  struct EdgeCopy {
-    Edge edge;
-    std::vector<CopyMove> moves;
-  };
-  std::vector<EdgeCopy> edges;
+  using EdgeCopy = LsraResolver::Buffers::EdgeCopy;
+  std::vector<EdgeCopy>& edges = buf_.edges;
+  edges.clear();
+  std::vector<CopyMove>& edge_moves = buf_.edge_moves;
+  edge_moves.clear();
   IndexHolders();
   for (Block b : b_.order()) {
     for (const Edge& e : cfg.succs(b)) {
-      EdgeCopy ec{e, {}};
-      RA_RETURN_IF_ERROR(EdgeMoves(e, ec.moves));
-      edges.push_back(std::move(ec));
+      EdgeCopy ec{e, static_cast<uint32_t>(edge_moves.size()), 0};
+      RA_RETURN_IF_ERROR(EdgeMoves(e, edge_moves));
+      ec.count = static_cast<uint32_t>(edge_moves.size() - ec.first);
+      edges.push_back(ec);
     }
   }
-  std::vector<uint8_t> block_start(b_.BlockTo(b_.order().back()) + 1, 0);
+  std::vector<uint8_t>& block_start = buf_.block_start;
+  block_start.assign(b_.BlockTo(b_.order().back()) + 1, 0);
   for (Block b : b_.order()) block_start[b_.BlockFrom(b)] = 1;
   for (int v = 0; v < b_.num_values(); ++v) {
     if (!b_.HasInterval(Value(v))) continue;
@@ -354,37 +405,48 @@ absl::StatusOr<LsraResolveStats> Resolver::Run() {
   {
     size_t extra = splits_.size() + static_cast<size_t>(std::count(stored_.begin(), stored_.end(), 1));
     for (int r = 0; r < t_.num_regs(); ++r) extra += b_.RegRefs(PReg(r)).size();
-    for (const EdgeCopy& ec : edges) extra += ec.moves.size() + 1;
+    extra += edge_moves.size() + edges.size();
     f_.ReserveInsts(extra, 2 * extra);
   }
 
   for (Block b : b_.order()) RA_RETURN_IF_ERROR(ResolveBlock(b));
-  // Parameters: from their arguments' locations (now written) to theirs.
+  // Parameters: from their arguments' locations (now written) to theirs, after
+  // each edge's live values.
+  std::vector<CopyMove>& all_moves = buf_.all_moves;
+  all_moves.clear();
   for (EdgeCopy& ec : edges) {
+    const uint32_t first = static_cast<uint32_t>(all_moves.size());
+    all_moves.insert(all_moves.end(), edge_moves.begin() + ec.first, edge_moves.begin() + ec.first + ec.count);
     absl::Span<const Operand> args = f_.BranchArgs(ec.edge.branch, ec.edge.target);
     const std::vector<Operand>& params = f_.block(ec.edge.to).params;
     for (size_t k = 0; k < args.size() && k < params.size(); ++k) {
-      ec.moves.push_back(CopyMove{args[k].location(), params[k].location(), args[k].value(), params[k].value(),
-                                  f_.value_type(params[k].value())});
+      all_moves.push_back(CopyMove{args[k].location(), params[k].location(), args[k].value(), params[k].value(),
+                                   f_.value_type(params[k].value())});
     }
+    ec.first = first;
+    ec.count = static_cast<uint32_t>(all_moves.size() - first);
   }
+  auto moves_of = [&](const EdgeCopy& ec) { return absl::MakeConstSpan(all_moves.data() + ec.first, ec.count); };
   // Critical edges with moves get a block of their own.
   auto moving = [&](const EdgeCopy& ec) {
-    for (const CopyMove& m : ec.moves) {
+    for (const CopyMove& m : moves_of(ec)) {
       if (m.src != m.dst) return true;
     }
     return false;
   };
-  absl::flat_hash_set<std::pair<uint32_t, int>> to_split;  // (branch, target)
+  absl::flat_hash_set<std::pair<uint32_t, int>>& to_split = buf_.to_split;
+  to_split.clear();
   for (const EdgeCopy& ec : edges) {
     if (cfg.IsCritical(ec.edge) && moving(ec)) to_split.insert({ec.edge.branch.index(), ec.edge.target});
   }
-  stats_.edges_split =
-      SplitCriticalEdges(f_, [&](const Edge& e) { return to_split.contains({e.branch.index(), e.target}); });
+  if (!to_split.empty()) {
+    stats_.edges_split =
+        SplitCriticalEdges(f_, [&](const Edge& e) { return to_split.contains({e.branch.index(), e.target}); });
+  }
   if (options_.dump) stats_.printed = absl::StrCat("lsra resolution of %", f_.name(), " (moves per edge)\n");
   for (const EdgeCopy& ec : options_.dump ? absl::MakeConstSpan(edges) : absl::Span<const EdgeCopy>()) {
     std::vector<std::string> parts;
-    for (const CopyMove& m : ec.moves) {
+    for (const CopyMove& m : moves_of(ec)) {
       if (m.src == m.dst) continue;
       parts.push_back(absl::StrCat(f_.ValueName(m.value), m.dst_value.IsValid() ? absl::StrCat("->", f_.ValueName(m.dst_value)) : "",
                                    " ", PrintLocation(m.src, t_), " -> ", PrintLocation(m.dst, t_)));
@@ -393,13 +455,14 @@ absl::StatusOr<LsraResolveStats> Resolver::Run() {
     absl::StrAppend(&stats_.printed, "  ", f_.BlockName(ec.edge.from), " -> ", f_.BlockName(ec.edge.to),
                     cfg.IsCritical(ec.edge) ? " (critical, split)" : "", ": ", absl::StrJoin(parts, ", "), "\n");
   }
-  for (EdgeCopy& ec : edges) {
-    if (ec.moves.empty()) continue;
+  for (const EdgeCopy& ec : edges) {
+    if (ec.count == 0) continue;
     Block from = ec.edge.from;
     bool split = to_split.contains({ec.edge.branch.index(), ec.edge.target});
     if (split) from = f_.inst(ec.edge.branch).targets[ec.edge.target].block;
-    std::vector<Inst> emitted;
-    RA_RETURN_IF_ERROR(Emit(ec.moves, emitted, stats_.edge_moves));
+    std::vector<Inst>& emitted = buf_.emitted;
+    emitted.clear();
+    RA_RETURN_IF_ERROR(Emit(moves_of(ec), emitted, stats_.edge_moves));
     if (emitted.empty()) continue;
     // Before the branch when the source has one successor (or on the split
     // block); else at the top of the target, which then has one predecessor. A
@@ -423,10 +486,17 @@ absl::StatusOr<LsraResolveStats> Resolver::Run() {
 
 absl::StatusOr<LsraResolveStats> ResolveLsra(const Target& target, Function& func, const LsraBuild& build,
                                              LsraAllocation& alloc, const LsraResolveOptions& options) {
+  return LsraResolver().Run(target, func, build, alloc, options);
+}
+
+absl::StatusOr<LsraResolveStats> LsraResolver::Run(const Target& target, Function& func, const LsraBuild& build,
+                                                   LsraAllocation& alloc, const LsraResolveOptions& options) {
   if (func.IsAllocated()) {
     return absl::FailedPreconditionError(absl::StrCat("function %", func.name(), ": lsra_resolve needs SSA form"));
   }
-  return Resolver(target, func, build, alloc, options).Run();
+  absl::StatusOr<LsraResolveStats> s = Resolver(target, func, build, alloc, options, *buf_).Run();
+  ReleaseAfterLargeFunction(func.num_insts(), buf_);
+  return s;
 }
 
 }  // namespace regalloc

@@ -30,6 +30,7 @@
 #ifndef REGALLOC_LSRA_RESOLVE_H_
 #define REGALLOC_LSRA_RESOLVE_H_
 
+#include <memory>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -59,6 +60,22 @@ struct LsraResolveOptions {
 absl::StatusOr<LsraResolveStats> ResolveLsra(const Target& target, Function& func, const LsraBuild& build,
                                              LsraAllocation& alloc,
                                              const LsraResolveOptions& options = LsraResolveOptions());
+
+// The same as a reusable object (LsraAllocator holds one): its buffers stay
+// between functions, so a warm resolver allocates nothing but the function's
+// growth.
+class LsraResolver {
+ public:
+  LsraResolver();
+  ~LsraResolver();
+  absl::StatusOr<LsraResolveStats> Run(const Target& target, Function& func, const LsraBuild& build,
+                                       LsraAllocation& alloc, const LsraResolveOptions& options = LsraResolveOptions());
+
+  struct Buffers;
+
+ private:
+  std::unique_ptr<Buffers> buf_;
+};
 
 }  // namespace regalloc
 

@@ -6,6 +6,7 @@
 #include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
+#include "base/warm_buffers.h"
 #include "ssa/cfg.h"
 #include "ssa/printer.h"
 
@@ -14,7 +15,9 @@ namespace {
 
 class Verifier {
  public:
-  Verifier(const Function& func, const Target& target) : func_(func), target_(target) {}
+  Verifier(const Function& func, const Target& target, ControlFlowGraph& cfg, DominatorTree& dom,
+           std::vector<Block>& def_block, std::vector<int>& def_index)
+      : func_(func), target_(target), cfg_(cfg), dom_(dom), def_block_(def_block), def_index_(def_index) {}
   absl::Status Run();
 
  private:
@@ -39,6 +42,12 @@ class Verifier {
 
   const Function& func_;
   const Target& target_;
+  // Buffers: the CFG (computed by CheckStructure), the dominator tree, and
+  // where each value is defined.
+  ControlFlowGraph& cfg_;
+  DominatorTree& dom_;
+  std::vector<Block>& def_block_;
+  std::vector<int>& def_index_;
   bool allocated_ = false;
 };
 
@@ -113,9 +122,9 @@ absl::Status Verifier::CheckStructure() {
       }
     }
   }
-  ControlFlowGraph cfg(func_);
+  cfg_.Compute(func_);
   for (Block b : func_.layout()) {
-    if (!cfg.Reachable(b)) return BlockError(b, "is unreachable from the entry block");
+    if (!cfg_.Reachable(b)) return BlockError(b, "is unreachable from the entry block");
   }
   return absl::OkStatus();
 }
@@ -342,11 +351,14 @@ absl::Status Verifier::CheckOperandShape(Block b, int index, Inst i) {
 }
 
 absl::Status Verifier::CheckSsa() {
-  ControlFlowGraph cfg(func_);
-  DominatorTree dom(func_, cfg);
+  const ControlFlowGraph& cfg = cfg_;  // CheckStructure's
+  dom_.Compute(func_, cfg);
+  const DominatorTree& dom = dom_;
   // Definition site of each value: block and instruction index (-1: parameter).
-  std::vector<Block> def_block(func_.num_values());
-  std::vector<int> def_index(func_.num_values(), 0);
+  std::vector<Block>& def_block = def_block_;
+  def_block.assign(func_.num_values(), Block());
+  std::vector<int>& def_index = def_index_;
+  def_index.assign(func_.num_values(), 0);
   for (Block b : func_.layout()) {
     for (const Operand& p : func_.block(b).params) {
       Value v = p.value();
@@ -398,6 +410,12 @@ absl::Status Verifier::CheckSsa() {
 
 }  // namespace
 
-absl::Status Verify(const Function& func, const Target& target) { return Verifier(func, target).Run(); }
+absl::Status Verify(const Function& func, const Target& target) { return FunctionVerifier().Run(func, target); }
+
+absl::Status FunctionVerifier::Run(const Function& func, const Target& target) {
+  absl::Status s = Verifier(func, target, cfg_, dom_, def_block_, def_index_).Run();
+  ReleaseAfterLargeFunction(func.num_insts(), *this);
+  return s;
+}
 
 }  // namespace regalloc

@@ -22,14 +22,30 @@
 #ifndef REGALLOC_SSA_VERIFIER_H_
 #define REGALLOC_SSA_VERIFIER_H_
 
+#include <vector>
+
 #include "absl/status/status.h"
 #include "absl/types/span.h"
+#include "ssa/cfg.h"
 #include "ssa/ir.h"
 #include "targets/target.h"
 
 namespace regalloc {
 
 absl::Status Verify(const Function& func, const Target& target);
+
+// The same as a reusable object (allocators that verify their input hold one):
+// its buffers stay between functions.
+class FunctionVerifier {
+ public:
+  absl::Status Run(const Function& func, const Target& target);
+
+ private:
+  ControlFlowGraph cfg_;
+  DominatorTree dom_;
+  std::vector<Block> def_block_;
+  std::vector<int> def_index_;
+};
 
 }  // namespace regalloc
 
