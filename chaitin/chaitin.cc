@@ -9,6 +9,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
+#include "base/warm_buffers.h"
 #include "ssa/cfg.h"
 #include "ssa/printer.h"
 
@@ -31,11 +32,111 @@ double Score(double cost, double area, bool temp) {
 
 namespace chaitin_internal {
 
+// What a ChaitinAllocator keeps between functions: the storage of Chaitin's
+// buffers.
+struct Buffers {
+  ControlFlowGraph cfg;
+  DominatorTree dom;
+  LoopNest loops;
+  std::vector<uint32_t> parent;
+  std::vector<uint8_t> stack;
+  std::vector<StackSlot> slot;
+  std::vector<uint8_t> temp;
+  std::vector<PReg> precolor;
+  std::vector<Inst> remat;
+  std::vector<Value> stored;
+  std::vector<uint8_t> nosplit;
+  std::vector<Inst> piece_def;
+  std::vector<int> block_pressure;
+  std::vector<std::pair<Value, Value>> forced;
+  std::vector<uint32_t> node_of;
+  std::vector<uint32_t> alias;
+  std::vector<std::pair<uint32_t, char>> simplify_log;
+  std::vector<RegClass> cls;
+  std::vector<RegSet> mask;
+  std::vector<RegSet> clobbered;
+  std::vector<double> cost;
+  std::vector<double> area;
+  std::vector<double> enter;
+  std::vector<uint8_t> precolored;
+  std::vector<uint8_t> node_temp;
+  std::vector<PReg> color;
+  std::vector<Inst> const_def;
+  std::vector<int> cover;
+  std::vector<int> cover_pre;
+  std::vector<int64_t> weight;
+  std::vector<Inst> insts;
+  std::vector<Inst> out;
+  // The steps' own scratch, by step.
+  std::vector<int> prepare_uses;
+  std::vector<Value> prepare_rename;
+  std::vector<uint8_t> prepare_skip;
+  std::vector<Inst> prepare_top;
+  std::vector<Inst> prepare_before;
+  std::vector<Inst> prepare_after;
+  std::vector<Block> rewrite_stack_uses_stack_def;
+  std::vector<uint32_t> build_graph_node_of_root;
+  std::vector<uint32_t> build_graph_live;
+  std::vector<uint32_t> build_graph_where;
+  std::vector<int> build_graph_pressure;
+  std::vector<Inst> rematerialize_constant_arguments_consts;
+  std::vector<uint8_t> color_removed;
+  std::vector<uint8_t> color_on_low;
+  std::vector<int> color_degree;
+  std::vector<int> color_k;
+  std::vector<uint32_t> color_low;
+  std::vector<uint32_t> color_stack;
+  std::vector<uint32_t> color_remaining;
+  std::vector<uint32_t> color_by_score;
+  std::vector<double> color_score;
+  std::vector<uint8_t> color_colored;
+  std::vector<uint8_t> spill_everywhere_is_spilled;
+  std::vector<StackSlot> spill_everywhere_slot_of;
+  std::vector<int> spill_everywhere_size_of;
+  std::vector<uint8_t> spill_everywhere_member;
+  std::vector<Value> spill_everywhere_rename;
+  std::vector<uint8_t> spill_everywhere_skip;
+  std::vector<std::pair<Value, Value>> spill_everywhere_same_as;
+  std::vector<Block> spill_everywhere_keep_in;
+  std::vector<Inst> spill_everywhere_dead;
+  std::vector<uint32_t> finish_spilled;
+};
+
 class Chaitin {
  public:
+  // Every buffer starts empty, as in a new object; only its storage is kept.
   Chaitin(Function& f, const Target& t, const ChaitinOptions& o, LiveSets& sets, InterferenceGraph& g,
-          ChaitinStats& stats)
-      : f_(f), t_(t), o_(o), sets_(sets), g_(g), stats_(stats) {}
+          ChaitinStats& stats, Buffers& b)
+      : f_(f), t_(t), o_(o), sets_(sets), g_(g), stats_(stats), buf_(b), cfg_(b.cfg), dom_(b.dom), loops_(b.loops),
+        parent_(b.parent), stack_(b.stack), slot_(b.slot), temp_(b.temp), precolor_(b.precolor), remat_(b.remat), stored_(b.stored), nosplit_(b.nosplit), piece_def_(b.piece_def), block_pressure_(b.block_pressure), forced_(b.forced), node_of_(b.node_of), alias_(b.alias), simplify_log_(b.simplify_log), cls_(b.cls), mask_(b.mask), clobbered_(b.clobbered), cost_(b.cost), area_(b.area), enter_(b.enter), precolored_(b.precolored), node_temp_(b.node_temp), color_(b.color), const_def_(b.const_def), cover_(b.cover), cover_pre_(b.cover_pre), weight_(b.weight), insts_(b.insts), out_(b.out) {
+    parent_.clear();
+    stack_.clear();
+    slot_.clear();
+    temp_.clear();
+    precolor_.clear();
+    remat_.clear();
+    stored_.clear();
+    nosplit_.clear();
+    piece_def_.clear();
+    block_pressure_.clear();
+    forced_.clear();
+    node_of_.clear();
+    alias_.clear();
+    simplify_log_.clear();
+    cls_.clear();
+    mask_.clear();
+    clobbered_.clear();
+    cost_.clear();
+    area_.clear();
+    enter_.clear();
+    precolored_.clear();
+    node_temp_.clear();
+    color_.clear();
+    const_def_.clear();
+    cover_.clear();
+    cover_pre_.clear();
+    weight_.clear();
+  }
 
   // The first steps (constraints, the first graph, aggressive coalescing),
   // then the rest (conservative coalescing, coloring, spill rounds, locations).
@@ -159,21 +260,22 @@ class Chaitin {
   LiveSets& sets_;
   InterferenceGraph& g_;
   ChaitinStats& stats_;
+  Buffers& buf_;
   int round_ = 0;
 
-  std::vector<uint32_t> parent_;     // union-find over values: live ranges
-  std::vector<uint8_t> stack_;       // the value lives in a stack slot
-  std::vector<StackSlot> slot_;      // its slot
-  std::vector<uint8_t> temp_;        // spans one instruction: never spilled
-  std::vector<PReg> precolor_;       // its fixed register, if any
-  std::vector<Inst> remat_;          // a spilled constant's slot value: the const to make again
+  std::vector<uint32_t>& parent_;     // union-find over values: live ranges
+  std::vector<uint8_t>& stack_;       // the value lives in a stack slot
+  std::vector<StackSlot>& slot_;      // its slot
+  std::vector<uint8_t>& temp_;        // spans one instruction: never spilled
+  std::vector<PReg>& precolor_;       // its fixed register, if any
+  std::vector<Inst>& remat_;          // a spilled constant's slot value: the const to make again
   // Splitting (C2's reg_split, at block granularity): a spilled value stays in
   // its register through its defining block, and a reload serves every use in a
   // block, where the block's pressure fits the registers.
-  std::vector<Value> stored_;        // the slot value holding this value's bits
-  std::vector<uint8_t> nosplit_;     // slot value whose pieces spilled again: one reload per use
-  std::vector<Inst> piece_def_;      // a reload or constant this allocator made for a split piece
-  std::vector<int> block_pressure_;  // per block and bank: the most live at once (this round)
+  std::vector<Value>& stored_;        // the slot value holding this value's bits
+  std::vector<uint8_t>& nosplit_;     // slot value whose pieces spilled again: one reload per use
+  std::vector<Inst>& piece_def_;      // a reload or constant this allocator made for a split piece
+  std::vector<int>& block_pressure_;  // per block and bank: the most live at once (this round)
   bool Lrp(Block b, Value v) const {
     if (block_pressure_.empty()) return false;  // before the first graph
     const RegClassInfo& c = t_.Class(*t_.ClassFor(f_.value_type(v)));
@@ -183,36 +285,44 @@ class Chaitin {
   // Splitting in the first round only: later rounds spill few live ranges,
   // and their split pieces spilling again cost a full round each.
   static constexpr int kSplitRounds = 1;
-  std::vector<std::pair<Value, Value>> forced_;  // Reuse defs and their sources
+  std::vector<std::pair<Value, Value>>& forced_;  // Reuse defs and their sources
 
   // Per round: the graph's nodes (live ranges in registers).
-  std::vector<uint32_t> node_of_;    // by value; kNoNode for stack values
-  std::vector<uint32_t> alias_;      // coalesced nodes point to their survivor
+  std::vector<uint32_t>& node_of_;    // by value; kNoNode for stack values
+  std::vector<uint32_t>& alias_;      // coalesced nodes point to their survivor
   // With dumps on: the round's simplify order, each live range with how it left
   // the graph ('l' low degree, 'o' blocked and pushed optimistically, 's' blocked
   // and spilled at once), and select's outcome for those that found no register.
-  std::vector<std::pair<uint32_t, char>> simplify_log_;
-  std::vector<RegClass> cls_;
-  std::vector<RegSet> mask_;
-  std::vector<RegSet> clobbered_;    // registers an instruction it lives across clobbers
-  std::vector<double> cost_, area_, enter_;
-  std::vector<uint8_t> precolored_, node_temp_;
-  std::vector<PReg> color_;
+  std::vector<std::pair<uint32_t, char>>& simplify_log_;
+  std::vector<RegClass>& cls_;
+  std::vector<RegSet>& mask_;
+  std::vector<RegSet>& clobbered_;    // registers an instruction it lives across clobbers
+  std::vector<double>& cost_;
+  std::vector<double>& area_;
+  std::vector<double>& enter_;
+  std::vector<uint8_t>& precolored_;
+  std::vector<uint8_t>& node_temp_;
+  std::vector<PReg>& color_;
   uint32_t spare_nodes_ = 0;         // graph nodes kept for constants made again
-  std::vector<Inst> const_def_;      // first round: each value's defining const, if any
-  std::vector<int> cover_;           // [class][class]
-  std::vector<int> cover_pre_;       // [class][register]
-  std::vector<int64_t> weight_;      // by block
+  std::vector<Inst>& const_def_;      // first round: each value's defining const, if any
+  std::vector<int>& cover_;           // [class][class]
+  std::vector<int>& cover_pre_;       // [class][register]
+  std::vector<int64_t>& weight_;      // by block
+  // A block's instructions being rewritten (a copy) and the new list.
+  std::vector<Inst>& insts_;
+  std::vector<Inst>& out_;
   // The round's control flow (BuildGraph's; spill code adds no blocks or edges).
-  std::optional<ControlFlowGraph> cfg_;
-  std::optional<LoopNest> loops_;
+  ControlFlowGraph& cfg_;
+  DominatorTree& dom_;
+  LoopNest& loops_;
 };
 
 // Constraints become copies and precolored values (see the header, step 1).
 absl::Status Chaitin::Prepare() {
   Grow();
   const int num_original = f_.num_values();
-  std::vector<int> uses(num_original, 0);
+  std::vector<int>& uses = buf_.prepare_uses;
+  uses.assign(num_original, 0);
   for (Block b : f_.layout()) {
     for (Inst i : f_.block(b).insts) {
       for (const Operand& op : f_.operands(i)) {
@@ -220,8 +330,10 @@ absl::Status Chaitin::Prepare() {
       }
     }
   }
-  std::vector<Value> rename(num_original);
-  std::vector<uint8_t> skip;  // by Inst: copy-outs keep reading the original
+  std::vector<Value>& rename = buf_.prepare_rename;
+  rename.assign(num_original, Value());
+  std::vector<uint8_t>& skip = buf_.prepare_skip;  // by Inst: copy-outs keep reading the original
+  skip.clear();
   auto skip_inst = [&](Inst i) {
     if (skip.size() <= i.index()) skip.resize(i.index() + 1, 0);
     skip[i.index()] = 1;
@@ -235,7 +347,8 @@ absl::Status Chaitin::Prepare() {
     rename[v.index()] = c;
     ++stats_.constraint_copies;
   };
-  std::vector<Inst> top;
+  std::vector<Inst>& top = buf_.prepare_top;
+  top.clear();
   for (Operand& p : f_.block(f_.entry()).params) {
     Value v = p.value();
     if (p.constraint() == ConstraintKind::kFixed) {
@@ -246,14 +359,19 @@ absl::Status Chaitin::Prepare() {
       MarkStack(v, f_.NewStackSlot(TypeSize(f_.value_type(v))));
     }
   }
-  std::vector<Inst> before, after;
+  std::vector<Inst>& before = buf_.prepare_before;
+  before.clear();
+  std::vector<Inst>& after = buf_.prepare_after;
+  after.clear();
   for (Block b : f_.layout()) {
     if (b != f_.entry()) {
       for (Operand& p : f_.block(b).params) p = p.WithConstraint(ConstraintKind::kAny);
     }
-    std::vector<Inst> out;
-    if (b == f_.entry()) out.swap(top);
-    std::vector<Inst> insts = f_.block(b).insts;
+    std::vector<Inst>& out = out_;
+    out.clear();
+    if (b == f_.entry()) out.assign(top.begin(), top.end());
+    std::vector<Inst>& insts = insts_;
+    insts = f_.block(b).insts;
     for (Inst i : insts) {
       const int fresh_from = f_.num_values();
       absl::InlinedVector<Operand, 8> ops(f_.operands(i).begin(), f_.operands(i).end());
@@ -346,7 +464,7 @@ absl::Status Chaitin::Prepare() {
       out.push_back(i);
       out.insert(out.end(), after.begin(), after.end());
     }
-    f_.block(b).insts = std::move(out);
+    f_.block(b).insts.assign(out.begin(), out.end());
   }
   RenameUses(rename, skip);
   return RewriteStackUses();
@@ -436,9 +554,10 @@ struct Chaitin::LoopReloads {
 absl::Status Chaitin::RewriteStackUses() {
   // The blocks defining stack values, for the loop reloads.
   std::unique_ptr<LoopReloads> across;
-  std::vector<Block> stack_def;
+  std::vector<Block>& stack_def = buf_.rewrite_stack_uses_stack_def;
+  stack_def.clear();
   if (Splitting() && !block_pressure_.empty()) {
-    across = std::make_unique<LoopReloads>(f_, t_, *cfg_, *loops_, block_pressure_);
+    across = std::make_unique<LoopReloads>(f_, t_, cfg_, loops_, block_pressure_);
     stack_def.assign(f_.num_values(), Block());
     for (Block b : f_.layout()) {
       for (const Operand& p : f_.block(b).params) {
@@ -452,9 +571,11 @@ absl::Status Chaitin::RewriteStackUses() {
     }
   }
   for (Block b : f_.layout()) {
-    std::vector<Inst> out;
+    std::vector<Inst>& out = out_;
+    out.clear();
     bool changed = false;
-    std::vector<Inst> insts = f_.block(b).insts;
+    std::vector<Inst>& insts = insts_;
+    insts = f_.block(b).insts;
     absl::InlinedVector<std::pair<Value, Value>, 8> in_block;  // split: (slot value, its piece here)
     for (Inst i : insts) {
       const InstData d = f_.inst(i);  // by value: NewInst below may move the array
@@ -553,7 +674,7 @@ absl::Status Chaitin::RewriteStackUses() {
       }
       out.push_back(i);
     }
-    if (changed) f_.block(b).insts = std::move(out);
+    if (changed) f_.block(b).insts.assign(out.begin(), out.end());
   }
   return absl::OkStatus();
 }
@@ -562,15 +683,17 @@ absl::Status Chaitin::RewriteStackUses() {
 absl::Status Chaitin::BuildGraph() {
   const int nv = f_.num_values();
   sets_.Compute(f_);
-  cfg_.emplace(f_);
-  const ControlFlowGraph& cfg = *cfg_;
-  loops_.emplace(f_, cfg, DominatorTree(f_, cfg));
+  cfg_.Compute(f_);
+  const ControlFlowGraph& cfg = cfg_;
+  dom_.Compute(f_, cfg);
+  loops_.Compute(f_, cfg, dom_);
   weight_.assign(f_.num_blocks(), 1);
-  for (Block b : f_.layout()) weight_[b.index()] = loops_->Weight(b);
+  for (Block b : f_.layout()) weight_[b.index()] = loops_.Weight(b);
 
   // Nodes: one per live range of register values defined in the layout.
   node_of_.assign(nv, kNoNode);
-  std::vector<uint32_t> node_of_root(nv, kNoNode);
+  std::vector<uint32_t>& node_of_root = buf_.build_graph_node_of_root;
+  node_of_root.assign(nv, kNoNode);
   cls_.clear();
   mask_.clear();
   precolored_.clear();
@@ -619,10 +742,14 @@ absl::Status Chaitin::BuildGraph() {
   // then takes them in one ordered pass; a few hundred at most live at once),
   // `where` marks them; `pressure` the bank slots they take, whose most per
   // block decides where splitting keeps values.
-  std::vector<uint32_t> live, where(nn, kNoNode);
+  std::vector<uint32_t>& live = buf_.build_graph_live;
+  live.clear();
+  std::vector<uint32_t>& where = buf_.build_graph_where;
+  where.assign(nn, kNoNode);
   const bool sorted = !g_.IsMatrix();
   const int nbanks = t_.num_banks();
-  std::vector<int> pressure(nbanks, 0);
+  std::vector<int>& pressure = buf_.build_graph_pressure;
+  pressure.assign(nbanks, 0);
   block_pressure_.assign(static_cast<size_t>(f_.num_blocks()) * nbanks, 0);
   int* block_max = nullptr;
   double time = 0;
@@ -784,7 +911,7 @@ bool Chaitin::Compatible(uint32_t a, uint32_t b) const {
 }
 
 void Chaitin::AggressiveCoalesce() {
-  const ControlFlowGraph& cfg = *cfg_;
+  const ControlFlowGraph& cfg = cfg_;
   for (Block b : f_.layout()) {
     if (b == f_.entry()) continue;
     const std::vector<Operand>& params = f_.block(b).params;
@@ -816,7 +943,8 @@ int Chaitin::RematerializeConstantArguments() {
     const Inst branch = insts.back();
     // A copy: making instructions below may move the instruction array.
     const absl::InlinedVector<BranchTarget, 2> targets = f_.inst(branch).targets;
-    std::vector<Inst> consts;
+    std::vector<Inst>& consts = buf_.rematerialize_constant_arguments_consts;
+    consts.clear();
     for (const BranchTarget& target : targets) {
       const std::vector<Operand>& params = f_.block(target.block).params;
       for (size_t k = 0; k < target.num_args && k < params.size(); ++k) {
@@ -916,10 +1044,21 @@ void Chaitin::ConservativeCoalesce() {
 // Step 6: simplify (Briggs or Chaitin) and select.
 absl::Status Chaitin::Color(std::vector<uint32_t>& spilled) {
   const uint32_t nn = static_cast<uint32_t>(cls_.size());
-  std::vector<uint8_t> removed(nn, 0), on_low(nn, 0);
-  std::vector<int> degree(nn, 0), k(nn, 0);
+  std::vector<uint8_t>& removed = buf_.color_removed;
+  removed.assign(nn, 0);
+  std::vector<uint8_t>& on_low = buf_.color_on_low;
+  on_low.assign(nn, 0);
+  std::vector<int>& degree = buf_.color_degree;
+  degree.assign(nn, 0);
+  std::vector<int>& k = buf_.color_k;
+  k.assign(nn, 0);
   simplify_log_.clear();
-  std::vector<uint32_t> low, stack, remaining;
+  std::vector<uint32_t>& low = buf_.color_low;
+  low.clear();
+  std::vector<uint32_t>& stack = buf_.color_stack;
+  stack.clear();
+  std::vector<uint32_t>& remaining = buf_.color_remaining;
+  remaining.clear();
   for (uint32_t n = 0; n < nn; ++n) {
     if (alias_[n] != n || precolored_[n]) {
       removed[n] = 1;
@@ -945,8 +1084,10 @@ absl::Status Chaitin::Color(std::vector<uint32_t>& spilled) {
   }
   size_t left = 0;
   for (uint32_t n : remaining) left += !removed[n];
-  std::vector<uint32_t> by_score;
-  std::vector<double> score;
+  std::vector<uint32_t>& by_score = buf_.color_by_score;
+  by_score.clear();
+  std::vector<double>& score = buf_.color_score;
+  score.clear();
   size_t next_by_score = 0;
   auto take = [&](uint32_t n) {
     removed[n] = 1;
@@ -988,7 +1129,8 @@ absl::Status Chaitin::Color(std::vector<uint32_t>& spilled) {
     if (o_.dump) simplify_log_.push_back({best, o_.optimistic || node_temp_[best] ? 'o' : 's'});
     take(best);
   }
-  std::vector<uint8_t> colored(nn, 0);
+  std::vector<uint8_t>& colored = buf_.color_colored;
+  colored.assign(nn, 0);
   for (uint32_t n = 0; n < nn; ++n) {
     if (!precolored_[n] || alias_[n] != n) continue;
     colored[n] = 1;
@@ -1028,14 +1170,18 @@ absl::Status Chaitin::Color(std::vector<uint32_t>& spilled) {
 
 // Step 7: each spilled live range lives in one stack slot.
 absl::Status Chaitin::SpillEverywhere(const std::vector<uint32_t>& spilled) {
-  std::vector<uint8_t> is_spilled(cls_.size(), 0);
+  std::vector<uint8_t>& is_spilled = buf_.spill_everywhere_is_spilled;
+  is_spilled.assign(cls_.size(), 0);
   for (uint32_t n : spilled) is_spilled[n] = 1;
   stats_.spilled += static_cast<int>(spilled.size());
   const int nv = f_.num_values();
   // One slot per live range, as large as its largest member.
-  std::vector<StackSlot> slot_of(cls_.size());
-  std::vector<int> size_of(cls_.size(), 0);
-  std::vector<uint8_t> member(nv, 0);
+  std::vector<StackSlot>& slot_of = buf_.spill_everywhere_slot_of;
+  slot_of.assign(cls_.size(), StackSlot());
+  std::vector<int>& size_of = buf_.spill_everywhere_size_of;
+  size_of.assign(cls_.size(), 0);
+  std::vector<uint8_t>& member = buf_.spill_everywhere_member;
+  member.assign(nv, 0);
   for (int v = 0; v < nv; ++v) {
     uint32_t n = NodeOf(Value(static_cast<uint32_t>(v)));
     if (n == kNoNode || !is_spilled[n]) continue;
@@ -1043,18 +1189,25 @@ absl::Status Chaitin::SpillEverywhere(const std::vector<uint32_t>& spilled) {
     size_of[n] = std::max(size_of[n], TypeSize(f_.value_type(Value(static_cast<uint32_t>(v)))));
   }
   for (uint32_t n : spilled) slot_of[n] = f_.NewStackSlot(size_of[n]);
-  std::vector<Value> rename(nv);
-  std::vector<uint8_t> skip;
-  std::vector<std::pair<Value, Value>> same_as;  // (copy, its source), both spilled together
-  std::vector<Block> keep_in(nv);  // split: the block where a value's uses keep reading it
-  std::vector<Inst> dead;          // reloads of pieces spilled again
+  std::vector<Value>& rename = buf_.spill_everywhere_rename;
+  rename.assign(nv, Value());
+  std::vector<uint8_t>& skip = buf_.spill_everywhere_skip;
+  skip.clear();
+  std::vector<std::pair<Value, Value>>& same_as = buf_.spill_everywhere_same_as;  // (copy, its source), both spilled together
+  same_as.clear();
+  std::vector<Block>& keep_in = buf_.spill_everywhere_keep_in;  // split: the block where a value's uses keep reading it
+  keep_in.assign(nv, Block());
+  std::vector<Inst>& dead = buf_.spill_everywhere_dead;          // reloads of pieces spilled again
+  dead.clear();
   for (Block b : f_.layout()) {
     for (const Operand& p : f_.block(b).params) {
       Value v = p.value();
       if (member[v.index()]) MarkStack(v, slot_of[NodeOf(v)]);
     }
-    std::vector<Inst> out;
-    std::vector<Inst> insts = f_.block(b).insts;
+    std::vector<Inst>& out = out_;
+    out.clear();
+    std::vector<Inst>& insts = insts_;
+    insts = f_.block(b).insts;
     bool changed = false;
     for (Inst i : insts) {
       out.push_back(i);
@@ -1103,7 +1256,7 @@ absl::Status Chaitin::SpillEverywhere(const std::vector<uint32_t>& spilled) {
         changed = true;
       }
     }
-    if (changed) f_.block(b).insts = std::move(out);
+    if (changed) f_.block(b).insts.assign(out.begin(), out.end());
   }
   for (size_t round = 0; round < same_as.size(); ++round) {  // chains of copies
     bool more = false;
@@ -1255,7 +1408,8 @@ absl::Status Chaitin::Begin() {
 }
 
 absl::Status Chaitin::Finish() {
-  std::vector<uint32_t> spilled;
+  std::vector<uint32_t>& spilled = buf_.finish_spilled;
+  spilled.clear();
   for (;; ++round_) {
     if (round_ > o_.max_rounds) return Error("spilling did not converge");
     if (round_ > 1) {
@@ -1275,7 +1429,8 @@ absl::Status Chaitin::Finish() {
 
 }  // namespace chaitin_internal
 
-ChaitinAllocator::ChaitinAllocator(const ChaitinOptions& options) : options_(options) {}
+ChaitinAllocator::ChaitinAllocator(const ChaitinOptions& options)
+    : options_(options), buffers_(std::make_unique<chaitin_internal::Buffers>()) {}
 ChaitinAllocator::~ChaitinAllocator() = default;
 
 absl::StatusOr<ChaitinStats> ChaitinAllocator::Coalesce(Function& func, const Target& target) {
@@ -1284,7 +1439,7 @@ absl::StatusOr<ChaitinStats> ChaitinAllocator::Coalesce(Function& func, const Ta
     return absl::FailedPreconditionError(absl::StrCat("function %", func.name(), ": chaitin needs SSA form"));
   }
   stats_ = ChaitinStats();
-  active_ = std::make_unique<chaitin_internal::Chaitin>(func, target, options_, sets_, ifg_, stats_);
+  active_ = std::make_unique<chaitin_internal::Chaitin>(func, target, options_, sets_, ifg_, stats_, *buffers_);
   absl::Status s = active_->Begin();
   if (!s.ok()) {
     active_.reset();
@@ -1302,6 +1457,7 @@ absl::StatusOr<ChaitinStats> ChaitinAllocator::Color(Function& func, const Targe
   absl::Status s = active_->Finish();
   active_.reset();
   function_ = nullptr;
+  ReleaseAfterLargeFunction(func.num_insts(), buffers_);
   if (!s.ok()) return s;
   if (options_.lower_params) {
     RA_ASSIGN_OR_RETURN(stats_.lower, LowerBlockParams(func, target));

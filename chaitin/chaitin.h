@@ -138,6 +138,7 @@ struct ChaitinStats {
 
 namespace chaitin_internal {
 class Chaitin;
+struct Buffers;
 }  // namespace chaitin_internal
 
 class ChaitinAllocator {
@@ -163,6 +164,7 @@ class ChaitinAllocator {
   LiveSets sets_;
   InterferenceGraph ifg_;
   ChaitinStats stats_;
+  std::unique_ptr<chaitin_internal::Buffers> buffers_;  // kept between functions
   std::unique_ptr<chaitin_internal::Chaitin> active_;  // between Coalesce and Color
   const Function* function_ = nullptr;
 };
