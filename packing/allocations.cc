@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "liveness/live_sets.h"
+#include "base/nearly_sorted.h"
 #include "ssa/cfg.h"
 #include "ssa/printer.h"
 #include "targets/packing_costs.h"
@@ -15,11 +16,17 @@ namespace {
 
 // Numbers the loops of `loops` in preorder of the nest: `pre[l]` is loop l's
 // number, `end[l]` one past the largest number in its subtree.
-void NumberLoopsInPreorder(const LoopNest& loops, std::vector<uint32_t>& pre, std::vector<uint32_t>& end) {
+void NumberLoopsInPreorder(const LoopNest& loops, std::vector<uint32_t>& pre, std::vector<uint32_t>& end,
+                           packing_internal::BuildBuffers& buf) {
   const int n = loops.num_loops();
   pre.assign(n, 0);
   end.assign(n, 0);
-  std::vector<int> first_child(n, -1), next_sibling(n, -1), work;
+  std::vector<int>& first_child = buf.first_child;
+  std::vector<int>& next_sibling = buf.next_sibling;
+  std::vector<int>& work = buf.work;
+  first_child.assign(n, -1);
+  next_sibling.assign(n, -1);
+  work.clear();
   for (int l = n - 1; l >= 0; --l) {
     const int parent = loops.parent(l);
     if (parent < 0) {
@@ -45,14 +52,8 @@ void NumberLoopsInPreorder(const LoopNest& loops, std::vector<uint32_t>& pre, st
   }
 }
 
-// How an operand occurs, for its gain.
-enum class OccurrenceKind : uint8_t { kRegUse, kMemoryUse, kStackUse, kDef };
-
-struct Occurrence {
-  Value value;
-  Block block;
-  OccurrenceKind kind;
-};
+using packing_internal::Occurrence;
+using packing_internal::OccurrenceKind;
 
 int Gain(const PackingCostModel& m, bool constant, OccurrenceKind kind) {
   switch (kind) {
@@ -100,17 +101,26 @@ void Intersect(absl::Span<const Interval> a, absl::Span<const Interval> b, std::
 }  // namespace
 
 int SplitLoopEntries(Function& func) {
-  ControlFlowGraph cfg(func);
-  DominatorTree dom(func, cfg);
-  LoopNest loops(func, cfg, dom);
-  std::vector<int> outside_preds(func.num_blocks(), 0);
+  CfgAnalyses analyses;
+  std::vector<int> outside_preds;
+  return SplitLoopEntries(func, analyses, outside_preds);
+}
+
+int SplitLoopEntries(Function& func, CfgAnalyses& analyses, std::vector<int>& outside_preds) {
+  analyses.Compute(func);
+  const ControlFlowGraph& cfg = analyses.cfg;
+  const LoopNest& loops = analyses.loops;
+  outside_preds.assign(func.num_blocks(), 0);
   for (Block b : func.layout()) {
     if (!loops.IsHeader(b)) continue;
     for (const Edge& e : cfg.preds(b)) outside_preds[b.index()] += !InLoop(loops, e.from, loops.innermost(b));
   }
-  return SplitCriticalEdges(func, [&](const Edge& e) {
+  auto split = [&](const Edge& e) {
     return outside_preds[e.to.index()] == 1 && loops.IsHeader(e.to) && !InLoop(loops, e.from, loops.innermost(e.to));
-  });
+  };
+  bool any = false;
+  for (const Edge& e : cfg.all_edges()) any |= cfg.IsCritical(e) && split(e);
+  return any ? SplitCriticalEdges(func, split) : 0;
 }
 
 size_t PackingProblem::MemoryBytes() const {
@@ -179,10 +189,12 @@ absl::Status BuildPackingProblem(const Function& func, const Target& target, con
   const PackingCostModel& model =
       options.goal == PackingGoal::kTime ? PackingCostsFor(target.isa()).time : PackingCostsFor(target.isa()).size;
   const bool time = options.goal == PackingGoal::kTime;
-  ControlFlowGraph cfg(func);
-  DominatorTree dom(func, cfg);
-  LoopNest loops(func, cfg, dom);
-  InstNumbering numbering(func);
+  packing_internal::BuildBuffers& buf = p.build_;
+  buf.cfg.Compute(func);
+  const ControlFlowGraph& cfg = buf.cfg.cfg;
+  const LoopNest& loops = buf.cfg.loops;
+  InstNumbering& numbering = buf.numbering;
+  numbering.Compute(func);
   // Kept in the problem between functions, as the other families keep theirs.
   LiveSets& sets = p.sets_;
   LiveRanges& ranges = p.ranges_;
@@ -196,7 +208,7 @@ absl::Status BuildPackingProblem(const Function& func, const Target& target, con
   p.allocations_.clear();
   p.innermost_.assign(num_blocks, -1);
   p.weight_.assign(num_blocks, 1);
-  NumberLoopsInPreorder(loops, p.loop_pre_, p.loop_end_);
+  NumberLoopsInPreorder(loops, p.loop_pre_, p.loop_end_, buf);
   for (size_t k = 0; k < func.layout().size(); ++k) {
     Block b = func.layout()[k];
     p.innermost_[b.index()] = loops.innermost(b);
@@ -206,7 +218,8 @@ absl::Status BuildPackingProblem(const Function& func, const Target& target, con
   // Timespans: the whole function, then each loop with one entry edge whose
   // source has that edge only.
   p.timespans_.push_back(PackingTimespan{});
-  std::vector<int> timespan_of_loop(loops.num_loops(), -1);
+  std::vector<int>& timespan_of_loop = buf.timespan_of_loop;
+  timespan_of_loop.assign(loops.num_loops(), -1);
   if (options.loops) {
     for (int l = 0; l < loops.num_loops(); ++l) {
       Block h = loops.header(l);
@@ -226,7 +239,8 @@ absl::Status BuildPackingProblem(const Function& func, const Target& target, con
   }
   // Where each loop's initializations go: its entry block's jump (looked up
   // once per loop, not once per allocation initialized there).
-  std::vector<Interval> entry_jump(p.timespans_.size());
+  std::vector<Interval>& entry_jump = buf.entry_jump;
+  entry_jump.assign(p.timespans_.size(), Interval());
   for (size_t t = 1; t < p.timespans_.size(); ++t) {
     const Inst jump = func.Terminator(p.timespans_[t].entry);
     entry_jump[t] = Interval{numbering.Early(jump), numbering.Late(jump)};
@@ -235,8 +249,11 @@ absl::Status BuildPackingProblem(const Function& func, const Target& target, con
   // Each loop's blocks as runs of layout-adjacent blocks, in points, so that an
   // allocation's busy range is its item's range intersected with them (in time
   // proportional to the two lists, not to the blocks in between).
-  std::vector<std::vector<Interval>> loop_ranges(loops.num_loops());
-  std::vector<int> last_pos(loops.num_loops(), -2);
+  std::vector<std::vector<Interval>>& loop_ranges = buf.loop_ranges;
+  if (loop_ranges.size() < static_cast<size_t>(loops.num_loops())) loop_ranges.resize(loops.num_loops());
+  for (std::vector<Interval>& r : loop_ranges) r.clear();
+  std::vector<int>& last_pos = buf.last_pos;
+  last_pos.assign(loops.num_loops(), -2);
   for (size_t k = 0; k < func.layout().size(); ++k) {
     Block b = func.layout()[k];
     for (int l = loops.innermost(b); l >= 0; l = loops.parent(l)) {
@@ -252,15 +269,19 @@ absl::Status BuildPackingProblem(const Function& func, const Target& target, con
   }
 
   // Occurrences, and the pins of registers.
-  std::vector<Occurrence> occ;
-  std::vector<std::pair<PReg, RegisterPin>> pins;
+  std::vector<Occurrence>& occ = buf.occ;
+  occ.clear();
+  std::vector<std::pair<PReg, RegisterPin>>& pins = buf.pins;
+  pins.clear();
   // Each interned clobber set closed under aliasing, once per function.
-  std::vector<RegSet> clobber_closure(func.num_clobber_sets());
+  std::vector<RegSet>& clobber_closure = buf.clobber_closure;
+  clobber_closure.assign(func.num_clobber_sets(), RegSet());
   for (int c = 0; c < func.num_clobber_sets(); ++c) {
     for (PReg r : func.clobber_set(c)) clobber_closure[c] |= target.Aliases(r);
   }
   p.clobbers_.clear();
-  std::vector<uint8_t> is_const(num_values, 0);
+  std::vector<uint8_t>& is_const = buf.is_const;
+  is_const.assign(num_values, 0);
   for (Block b : func.layout()) {
     const BlockData& bd = func.block(b);
     for (const Operand& prm : bd.params) {
@@ -310,19 +331,19 @@ absl::Status BuildPackingProblem(const Function& func, const Target& target, con
   }
   {
     // Rows keep the walk's order, which is by point except within one instruction.
-    CompressedRows<std::pair<PReg, RegisterPin>> by_reg;
+    CompressedRows<std::pair<PReg, RegisterPin>>& by_reg = buf.pins_by_reg;
     by_reg.Build(target.num_regs(), pins, [](const std::pair<PReg, RegisterPin>& x) { return x.first.index(); });
-    std::vector<RegisterPin> row;
+    std::vector<RegisterPin>& row = buf.row;
     p.pins_.Clear();
     p.pins_.Reserve(target.num_regs(), pins.size());
     for (int r = 0; r < target.num_regs(); ++r) {
       row.clear();
       for (const auto& x : by_reg.Row(r)) row.push_back(x.second);
-      std::stable_sort(row.begin(), row.end(), [](const RegisterPin& a, const RegisterPin& b) { return a.point < b.point; });
+      SortNearlySorted(absl::MakeSpan(row), [](const RegisterPin& a, const RegisterPin& b) { return a.point < b.point; });
       p.pins_.AppendRow(row);
     }
   }
-  CompressedRows<Occurrence> by_value;
+  CompressedRows<Occurrence>& by_value = buf.by_value;
   by_value.Build(num_values, occ, [](const Occurrence& o) { return o.value.index(); });
 
   // Items.
@@ -345,15 +366,20 @@ absl::Status BuildPackingProblem(const Function& func, const Target& target, con
   }
 
   // Allocations with their profits and busy ranges.
-  std::vector<int> loop_count(loops.num_loops(), 0);
-  std::vector<int64_t> loop_gain(loops.num_loops(), 0);
-  std::vector<int> touched;
-  std::vector<Interval> whole, busy;
-  std::vector<int64_t> dist(num_blocks, -1);
-  std::vector<int64_t> block_gain(num_blocks, 0);
+  std::vector<int>& loop_count = buf.loop_count;
+  loop_count.assign(loops.num_loops(), 0);
+  std::vector<int64_t>& loop_gain = buf.loop_gain;
+  loop_gain.assign(loops.num_loops(), 0);
+  std::vector<int>& touched = buf.touched;
+  std::vector<Interval>& whole = buf.whole;
+  std::vector<Interval>& busy = buf.busy;
+  std::vector<int64_t>& dist = buf.dist;
+  dist.assign(num_blocks, -1);
+  std::vector<int64_t>& block_gain = buf.block_gain;
+  block_gain.assign(num_blocks, 0);
   using Entry = std::pair<int64_t, uint32_t>;
-  std::vector<Entry> queue_items;  // the shortest path's buffers, shared by the items
-  std::vector<uint32_t> seen;
+  std::vector<Entry>& queue_items = buf.queue_items;  // the shortest path's buffers, shared by the items
+  std::vector<uint32_t>& seen = buf.seen;
   p.busy_.Clear();
   for (uint32_t it = 0; it < p.items_.size(); ++it) {
     const PackingItem& item = p.items_[it];
@@ -448,23 +474,25 @@ absl::Status BuildPackingProblem(const Function& func, const Target& target, con
   }
 
   // Scratch registers: simulate the rewrite's worst case on every instruction.
-  p.scratch_.assign(target.num_classes(), {});
+  if (p.scratch_.size() != static_cast<size_t>(target.num_classes())) p.scratch_.resize(target.num_classes());
+  for (std::vector<PReg>& pool : p.scratch_) pool.clear();
   p.withheld_ = RegSet();
-  std::vector<std::vector<PReg>> ranking(target.num_classes());
+  std::vector<std::vector<PReg>>& ranking = buf.ranking;
+  if (ranking.size() < static_cast<size_t>(target.num_classes())) ranking.resize(target.num_classes());
   RegSet abi_regs;
   for (const std::vector<PReg>* regs : {&target.abi().int_args, &target.abi().float_args, &target.abi().int_results,
                                         &target.abi().float_results}) {
     for (PReg r : *regs) abi_regs |= target.Aliases(r);
   }
   for (int c = 0; c < target.num_classes(); ++c) {
-    std::vector<PReg> order = target.Class(RegClass(c)).allocation_order;
+    std::vector<PReg>& order = ranking[c];
+    order.assign(target.Class(RegClass(c)).allocation_order.begin(), target.Class(RegClass(c)).allocation_order.end());
     std::reverse(order.begin(), order.end());
     auto rank = [&](PReg r) {
       if (!target.CalleeSavedTouched(target.Aliases(r)).Empty()) return 2;
       return abi_regs.Contains(r) ? 1 : 0;
     };
-    std::stable_sort(order.begin(), order.end(), [&](PReg a, PReg b) { return rank(a) < rank(b); });
-    ranking[c] = std::move(order);
+    SortNearlySorted(absl::MakeSpan(order), [&](PReg a, PReg b) { return rank(a) < rank(b); });
   }
   for (Block b : func.layout()) {
     for (Inst i : func.block(b).insts) {

@@ -78,6 +78,7 @@
 #include "base/compressed_rows.h"
 #include "liveness/live_ranges.h"
 #include "liveness/live_sets.h"
+#include "ssa/cfg.h"
 #include "ssa/ir.h"
 #include "ssa/program_point.h"
 #include "targets/target.h"
@@ -88,6 +89,7 @@ enum class PackingGoal : uint8_t {
   kTime,  // loop timespans first, occurrences weighted by loop depth
   kSize,  // greedy by static profit
 };
+
 
 struct PackingOptions {
   PackingGoal goal = PackingGoal::kTime;
@@ -131,6 +133,41 @@ struct RegisterPin {
   ProgramPoint point;
   uint32_t owner = 0;
 };
+
+namespace packing_internal {
+
+// How an operand occurs, for its gain.
+enum class OccurrenceKind : uint8_t { kRegUse, kMemoryUse, kStackUse, kDef };
+
+struct Occurrence {
+  Value value;
+  Block block;
+  OccurrenceKind kind;
+};
+
+// What BuildPackingProblem keeps between functions (in the problem): the
+// analyses and the walk's lists.
+struct BuildBuffers {
+  CfgAnalyses cfg;
+  InstNumbering numbering;
+  std::vector<int> first_child, next_sibling, work;  // the loop nest's preorder
+  std::vector<int> timespan_of_loop, last_pos, loop_count, touched;
+  std::vector<Interval> entry_jump, whole, busy;
+  std::vector<std::vector<Interval>> loop_ranges;  // rows past the loop count are empty
+  std::vector<Occurrence> occ;
+  std::vector<std::pair<PReg, RegisterPin>> pins;
+  CompressedRows<std::pair<PReg, RegisterPin>> pins_by_reg;
+  std::vector<RegisterPin> row;
+  CompressedRows<Occurrence> by_value;
+  std::vector<RegSet> clobber_closure;
+  std::vector<uint8_t> is_const;
+  std::vector<int64_t> loop_gain, dist, block_gain;
+  std::vector<std::pair<int64_t, uint32_t>> queue_items;
+  std::vector<uint32_t> seen;
+  std::vector<std::vector<PReg>> ranking;
+};
+
+}  // namespace packing_internal
 
 class PackingProblem {
  public:
@@ -202,11 +239,14 @@ class PackingProblem {
   RegSet withheld_;
   LiveSets sets_;      // the analyses' buffers, reused by the next function
   LiveRanges ranges_;
+  packing_internal::BuildBuffers build_;
 };
 
 // Splits each critical edge that is the only entry of a natural loop, so that
 // the loop's initializations have a block of their own. Returns the number split.
 int SplitLoopEntries(Function& func);
+// The same with buffers kept between calls.
+int SplitLoopEntries(Function& func, CfgAnalyses& analyses, std::vector<int>& outside_preds);
 
 // Builds the allocation list of `func` (legalized, verified, SSA, not
 // allocated; loop entries split). FailedPrecondition naming the instruction when

@@ -2,26 +2,34 @@
 
 #include <algorithm>
 
-#include "absl/container/btree_map.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "targets/packing_costs.h"
 
 namespace regalloc {
-namespace {
 
-// What one register holds: busy intervals by begin point, with their item.
-struct Held {
-  uint32_t end;
-  uint32_t item;
-};
-using Occupancy = absl::btree_map<uint32_t, Held>;
+using packing_internal::Occupant;
+using packing_internal::Occupancy;
+
+namespace {
 
 class Packer {
  public:
-  Packer(const PackingProblem& p, const Target& t, const PackingOptions& o, PackingDecisions& d)
-      : p_(p), t_(t), o_(o), d_(d), held_(t.num_regs()), granted_(p.items().size()), granted_spans_(p.items().size()),
-        first_alloc_(p.items().size(), ~0u) {
+  // Every buffer starts empty, as in a new object; only its storage is kept.
+  Packer(const PackingProblem& p, const Target& t, const PackingOptions& o, PackingDecisions& d, PackBuffers& b)
+      : p_(p), t_(t), o_(o), d_(d), b_(b), held_(b.held), granted_(b.granted), granted_spans_(b.granted_spans),
+        first_alloc_(b.first_alloc), handed_order_(b.handed_order) {
+    const size_t regs = static_cast<size_t>(t.num_regs()), items = p.items().size();
+    for (Occupancy& occ : held_) occ.clear();
+    while (held_.size() < regs) held_.emplace_back(PoolAllocator<std::pair<const uint32_t, Occupant>>(&b.pool));
+    if (granted_.size() < items) granted_.resize(items);
+    if (granted_spans_.size() < items) granted_spans_.resize(items);
+    for (size_t i = 0; i < items; ++i) {
+      granted_[i].erase(granted_[i].begin(), granted_[i].end());  // keeps a grown list's storage
+      granted_spans_[i].erase(granted_spans_[i].begin(), granted_spans_[i].end());
+    }
+    first_alloc_.assign(items, ~0u);
+    handed_order_.clear();
     for (int r = 0; r < t.num_regs(); ++r) {
       if (!p.Pins(PReg(r)).empty()) pinned_.Insert(PReg(r));
     }
@@ -76,7 +84,7 @@ class Packer {
   }
   void Grant(uint32_t a, PReg r) {
     const uint32_t item = p_.allocations()[a].item;
-    for (const Interval& i : p_.Busy(a)) held_[r.index()][i.begin.bits()] = Held{i.end.bits(), item};
+    for (const Interval& i : p_.Busy(a)) held_[r.index()][i.begin.bits()] = Occupant{i.end.bits(), item};
     granted_[item].push_back(a);
     AddSpan(item, p_.allocations()[a].timespan);
     d_.reg[a] = r;
@@ -115,8 +123,10 @@ class Packer {
     auto& spans = granted_spans_[item];
     spans.erase(std::find(spans.begin(), spans.end(), p_.PreorderRange(timespan)));
   }
-  void Log(const std::string& s) {
-    if (o_.dump) absl::StrAppend(&d_.printed, s, "\n");
+  // With dumps on, appends the line `make()` makes (built only then).
+  template <typename Make>
+  void Log(const Make& make) {
+    if (o_.dump) absl::StrAppend(&d_.printed, make(), "\n");
   }
   std::string Name(uint32_t a) const {
     const PackingAllocation& x = p_.allocations()[a];
@@ -132,13 +142,14 @@ class Packer {
   const Target& t_;
   const PackingOptions& o_;
   PackingDecisions& d_;
-  std::vector<Occupancy> held_;
-  std::vector<absl::InlinedVector<uint32_t, 2>> granted_;  // by item, in grant order
-  std::vector<absl::InlinedVector<std::pair<uint32_t, uint32_t>, 2>> granted_spans_;  // their ranges, sorted
-  std::vector<uint32_t> first_alloc_;
+  PackBuffers& b_;
+  std::vector<Occupancy>& held_;  // by register; those past the target's are empty
+  std::vector<absl::InlinedVector<uint32_t, 2>>& granted_;  // by item, in grant order
+  std::vector<absl::InlinedVector<std::pair<uint32_t, uint32_t>, 2>>& granted_spans_;  // their ranges, sorted
+  std::vector<uint32_t>& first_alloc_;
   RegSet handed_, handed_aliases_;
   RegSet pinned_;  // registers with pins
-  std::vector<PReg> handed_order_;
+  std::vector<PReg>& handed_order_;
 };
 
 void Packer::PackOne(uint32_t a) {
@@ -150,16 +161,18 @@ void Packer::PackOne(uint32_t a) {
   }
   std::optional<PReg> r = Choose(a, preferred);
   if (!r.has_value()) {
-    Log(absl::StrCat("  ", Name(a), " profit ", x.profit, ": no register"));
+    Log([&] { return absl::StrCat("  ", Name(a), " profit ", x.profit, ": no register"); });
     return;
   }
   Grant(a, *r);
-  Log(absl::StrCat("  ", Name(a), " profit ", x.profit, ": %", t_.RegName(*r),
-                   preferred.has_value() && *preferred == *r ? " (its register in another loop)" : ""));
+  Log([&] {
+    return absl::StrCat("  ", Name(a), " profit ", x.profit, ": %", t_.RegName(*r),
+                        preferred.has_value() && *preferred == *r ? " (its register in another loop)" : "");
+  });
 }
 
 void Packer::Promote() {
-  for (uint32_t item = 0; item < granted_.size(); ++item) {
+  for (uint32_t item = 0; item < p_.items().size(); ++item) {
     auto& g = granted_[item];
     if (g.empty() || first_alloc_[item] == ~0u) continue;
     const uint32_t whole = first_alloc_[item];
@@ -169,50 +182,70 @@ void Packer::Promote() {
     for (uint32_t a : g) same &= d_.reg[a] == r;
     if (!same) continue;
     if (!Fits(whole, r)) {
-      Log(absl::StrCat("  v", p_.items()[item].value.index(), ": %", t_.RegName(r),
-                       " in every loop, not free for the whole function"));
+      Log([&] {
+        return absl::StrCat("  v", p_.items()[item].value.index(), ": %", t_.RegName(r),
+                            " in every loop, not free for the whole function");
+      });
       continue;
     }
     auto loops = g;
     for (uint32_t a : loops) Revoke(a);
     Grant(whole, r);
     ++d_.promoted;
-    Log(absl::StrCat("  v", p_.items()[item].value.index(), ": %", t_.RegName(r), " in every loop, promoted to ",
-                     Name(whole)));
+    Log([&] {
+      return absl::StrCat("  v", p_.items()[item].value.index(), ": %", t_.RegName(r), " in every loop, promoted to ",
+                          Name(whole));
+    });
   }
 }
 
 void Packer::Yield() {
   const int cost = (o_.goal == PackingGoal::kTime ? PackingCostsFor(t_.isa()).time : PackingCostsFor(t_.isa()).size)
                        .save_restore;
-  // Group the registers handed out by the callee-saved registers they touch.
-  std::vector<std::pair<RegSet, std::vector<PReg>>> groups;
+  // Group the registers handed out by the callee-saved registers they touch
+  // (a register joins the first group it shares one with).
+  std::vector<RegSet>& saved_by_group = b_.group_saved;
+  std::vector<std::pair<PReg, int>>& regs = b_.group_regs;
+  saved_by_group.clear();
+  regs.clear();
   for (PReg r : handed_order_) {
     RegSet saved = t_.CalleeSavedTouched(t_.Aliases(r));
     if (saved.Empty()) continue;
-    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first.Intersects(saved); });
-    if (it == groups.end()) {
-      groups.push_back({saved, {r}});
+    auto it = std::find_if(saved_by_group.begin(), saved_by_group.end(),
+                           [&](const RegSet& g) { return g.Intersects(saved); });
+    if (it == saved_by_group.end()) {
+      regs.push_back({r, static_cast<int>(saved_by_group.size())});
+      saved_by_group.push_back(saved);
     } else {
-      it->first |= saved;
-      it->second.push_back(r);
+      *it |= saved;
+      regs.push_back({r, static_cast<int>(it - saved_by_group.begin())});
     }
   }
-  std::vector<uint32_t> in_group;
-  for (const auto& [saved, regs] : groups) {
+  std::vector<uint32_t>& in_group = b_.in_group;
+  for (int g = 0; g < static_cast<int>(saved_by_group.size()); ++g) {
+    auto in = [&](PReg r) {
+      for (const auto& [x, group] : regs) {
+        if (x == r) return group == g;
+      }
+      return false;
+    };
     int64_t total = 0;
     in_group.clear();
     for (uint32_t a = 0; a < d_.reg.size(); ++a) {
-      if (d_.reg[a].IsValid() && std::find(regs.begin(), regs.end(), d_.reg[a]) != regs.end()) {
+      if (d_.reg[a].IsValid() && in(d_.reg[a])) {
         total += p_.allocations()[a].profit;
         in_group.push_back(a);
       }
     }
     const bool keep = total > cost;
-    std::string names;
-    for (PReg r : regs) absl::StrAppend(&names, names.empty() ? "%" : ", %", t_.RegName(r));
-    Log(absl::StrCat("  ", names, ": ", in_group.size(), " allocations yield ", total, (keep ? " > " : " <= "),
-                     "save/restore ", cost, keep ? ": kept" : ": given up"));
+    Log([&] {
+      std::string names;
+      for (const auto& [r, group] : regs) {
+        if (group == g) absl::StrAppend(&names, names.empty() ? "%" : ", %", t_.RegName(r));
+      }
+      return absl::StrCat("  ", names, ": ", in_group.size(), " allocations yield ", total, (keep ? " > " : " <= "),
+                          "save/restore ", cost, keep ? ": kept" : ": given up");
+    });
     if (keep) continue;
     for (uint32_t a : in_group) Revoke(a);
     d_.yield_lost += static_cast<int>(in_group.size());
@@ -224,12 +257,11 @@ void Packer::Run() {
   // Sorted on keys computed once (a 1M-instruction function has 1.5M
   // allocations: comparing through the allocation list missed the cache at
   // every comparison). Larger keys first; ties in allocation order.
-  struct Keyed {
-    uint64_t key;
-    uint32_t a;
-  };
-  std::vector<Keyed> order;
-  std::vector<uint32_t> depth(p_.timespans().size(), 0);
+  using Keyed = PackBuffers::Keyed;
+  std::vector<Keyed>& order = b_.order;
+  order.clear();
+  std::vector<uint32_t>& depth = b_.depth;
+  depth.assign(p_.timespans().size(), 0);
   const bool loops_first = o_.goal == PackingGoal::kTime;
   if (loops_first) {
     // Loops by weight (10^depth, capped at 10^9: its exponent ranks them),
@@ -246,11 +278,11 @@ void Packer::Run() {
   }
   std::sort(order.begin(), order.end(),
             [](const Keyed& x, const Keyed& y) { return x.key != y.key ? x.key > y.key : x.a < y.a; });
-  Log("packing:");
+  Log([] { return "packing:"; });
   for (const Keyed& k : order) PackOne(k.a);
   if (loops_first) Promote();
   if (o_.yield) {
-    Log("callee-save yield:");
+    Log([] { return "callee-save yield:"; });
     Yield();
   }
   for (PReg r : d_.reg) d_.packed += r.IsValid();
@@ -265,9 +297,16 @@ void Packer::Run() {
 
 absl::Status Pack(const PackingProblem& problem, const Target& target, const PackingOptions& options,
                   PackingDecisions& decisions) {
-  decisions = PackingDecisions();
+  PackBuffers buffers;
+  return Pack(problem, target, options, decisions, buffers);
+}
+
+absl::Status Pack(const PackingProblem& problem, const Target& target, const PackingOptions& options,
+                  PackingDecisions& decisions, PackBuffers& buffers) {
   decisions.reg.assign(problem.allocations().size(), PReg());
-  Packer(problem, target, options, decisions).Run();
+  decisions.packed = decisions.promoted = decisions.yield_lost = decisions.registers = 0;
+  decisions.printed.clear();
+  Packer(problem, target, options, decisions, buffers).Run();
   return absl::OkStatus();
 }
 

@@ -24,7 +24,10 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/btree_map.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
+#include "base/node_pool.h"
 #include "packing/allocations.h"
 #include "targets/target.h"
 
@@ -41,6 +44,41 @@ struct PackingDecisions {
 
 absl::Status Pack(const PackingProblem& problem, const Target& target, const PackingOptions& options,
                   PackingDecisions& decisions);
+
+namespace packing_internal {
+
+// What one register holds: busy intervals by begin point, with their item.
+struct Occupant {
+  uint32_t end;
+  uint32_t item;
+};
+using Occupancy =
+    absl::btree_map<uint32_t, Occupant, std::less<uint32_t>, PoolAllocator<std::pair<const uint32_t, Occupant>>>;
+
+}  // namespace packing_internal
+
+// The same with buffers kept between calls (PackingAllocator holds them): the
+// registers' busy maps (their nodes come back to a pool) and the per-item
+// lists.
+struct PackBuffers {
+  NodePool pool;  // before `held`: it outlives the maps
+  std::vector<packing_internal::Occupancy> held;  // by register
+  std::vector<absl::InlinedVector<uint32_t, 2>> granted;
+  std::vector<absl::InlinedVector<std::pair<uint32_t, uint32_t>, 2>> granted_spans;
+  std::vector<uint32_t> first_alloc;
+  std::vector<PReg> handed_order;
+  struct Keyed {
+    uint64_t key;
+    uint32_t a;
+  };
+  std::vector<Keyed> order;
+  std::vector<uint32_t> depth;
+  std::vector<RegSet> group_saved;               // the yield check's groups
+  std::vector<std::pair<PReg, int>> group_regs;  // handed registers and their group
+  std::vector<uint32_t> in_group;
+};
+absl::Status Pack(const PackingProblem& problem, const Target& target, const PackingOptions& options,
+                  PackingDecisions& decisions, PackBuffers& buffers);
 
 // The allocation list as --print shows it: per allocation its item, timespan,
 // busy ranges, rivals count (for up to `max_rival_counts` allocations; the

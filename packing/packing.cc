@@ -2,9 +2,16 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
+#include "base/warm_buffers.h"
 #include "ssa/verifier.h"
 
 namespace regalloc {
+
+PackingAllocator::PackingAllocator(const PackingOptions& options)
+    : options_(options),
+      pack_buffers_(std::make_unique<PackBuffers>()),
+      transform_buffers_(std::make_unique<PackingTransformBuffers>()) {}
+PackingAllocator::~PackingAllocator() = default;
 
 absl::Status PackingAllocator::Expect(const Function& func, int step, const char* name) const {
   if (function_ != &func || step_ != step) {
@@ -20,9 +27,9 @@ absl::StatusOr<PackingStats> PackingAllocator::Allocations(Function& func, const
   if (func.IsAllocated()) {
     return absl::FailedPreconditionError(absl::StrCat("function %", func.name(), " is already allocated"));
   }
-  RA_RETURN_IF_ERROR(Verify(func, target));
+  RA_RETURN_IF_ERROR(verifier_.Run(func, target));
   stats_ = PackingStats();
-  stats_.loop_entries_split = SplitLoopEntries(func);
+  stats_.loop_entries_split = SplitLoopEntries(func, split_cfg_, split_outside_preds_);
   RA_RETURN_IF_ERROR(BuildPackingProblem(func, target, options_, problem_));
   stats_.items = static_cast<int>(problem_.items().size());
   stats_.timespans = static_cast<int>(problem_.timespans().size());
@@ -45,7 +52,7 @@ absl::StatusOr<PackingStats> PackingAllocator::Allocations(Function& func, const
 
 absl::StatusOr<PackingStats> PackingAllocator::Pack(const Function& func, const Target& target) {
   RA_RETURN_IF_ERROR(Expect(func, 1, "pack"));
-  RA_RETURN_IF_ERROR(regalloc::Pack(problem_, target, options_, decisions_));
+  RA_RETURN_IF_ERROR(regalloc::Pack(problem_, target, options_, decisions_, *pack_buffers_));
   stats_.packed = decisions_.packed;
   stats_.promoted = decisions_.promoted;
   stats_.yield_lost = decisions_.yield_lost;
@@ -59,7 +66,10 @@ absl::StatusOr<PackingStats> PackingAllocator::Transform(Function& func, const T
   RA_RETURN_IF_ERROR(Expect(func, 2, "transform"));
   function_ = nullptr;
   step_ = 0;
-  RA_ASSIGN_OR_RETURN(stats_.transform, TransformPacking(func, target, problem_, decisions_, options_.lower_params));
+  RA_ASSIGN_OR_RETURN(stats_.transform, TransformPacking(func, target, problem_, decisions_, options_.lower_params,
+                                                         *transform_buffers_));
+  ReleaseAfterLargeFunction(func.num_insts(), pack_buffers_);
+  ReleaseAfterLargeFunction(func.num_insts(), transform_buffers_);
   return stats_;
 }
 

@@ -28,13 +28,17 @@
 #define REGALLOC_PACKING_PACKING_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "packing/allocations.h"
 #include "packing/pack.h"
 #include "packing/transform.h"
+#include "ssa/cfg.h"
 #include "ssa/ir.h"
+#include "ssa/verifier.h"
 #include "targets/target.h"
 
 namespace regalloc {
@@ -56,7 +60,8 @@ struct PackingStats {
 
 class PackingAllocator {
  public:
-  explicit PackingAllocator(const PackingOptions& options = PackingOptions()) : options_(options) {}
+  explicit PackingAllocator(const PackingOptions& options = PackingOptions());
+  ~PackingAllocator();
 
   PackingOptions& options() { return options_; }
   const PackingOptions& options() const { return options_; }
@@ -79,6 +84,12 @@ class PackingAllocator {
   PackingOptions options_;
   PackingProblem problem_;
   PackingDecisions decisions_;
+  // The steps' buffers, kept between functions.
+  FunctionVerifier verifier_;
+  CfgAnalyses split_cfg_;
+  std::vector<int> split_outside_preds_;
+  std::unique_ptr<PackBuffers> pack_buffers_;
+  std::unique_ptr<PackingTransformBuffers> transform_buffers_;
   PackingStats stats_;
   const Function* function_ = nullptr;
   int step_ = 0;  // steps done on function_

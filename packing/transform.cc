@@ -11,29 +11,33 @@
 #include "ssa/printer.h"
 
 namespace regalloc {
+using packing_internal::Fetched;
+using packing_internal::Held;
+using packing_internal::LastHeld;
+
 namespace {
-
-// An allocation holding its item in a register: where, over which timespan, and
-// the value its uses read there (a constant initialized on the loop's entry edge
-// is a new value).
-struct Held {
-  uint32_t timespan;
-  PReg reg;
-  Value name;
-  bool init;
-  // The timespan's preorder range (PackingProblem::PreorderRange), kept here so
-  // the lookups at every operand read nothing else.
-  uint32_t first = 0;
-  uint32_t end = 0;
-  bool whole = false;  // the whole function's timespan
-
-  bool Covers(uint32_t at) const { return whole || (at >= first && at < end); }
-};
 
 class Transformer {
  public:
-  Transformer(Function& f, const Target& t, const PackingProblem& p, const PackingDecisions& d)
-      : f_(f), t_(t), p_(p), d_(d) {}
+  // Every buffer starts empty, as in a new object; only its storage is kept.
+  Transformer(Function& f, const Target& t, const PackingProblem& p, const PackingDecisions& d,
+              PackingTransformBuffers& b)
+      : f_(f), t_(t), p_(p), d_(d), b_(b), held_start_(b.held_start), held_(b.held), last_held_(b.last_held),
+        const_def_(b.const_def), needs_home_(b.needs_home), home_(b.home), inits_(b.inits), fetched_(b.fetched),
+        ops_(b.ops), before_(b.before), after_(b.after), moves_after_(b.moves_after), insts_(b.insts) {
+    held_start_.clear();
+    held_.clear();
+    last_held_.clear();
+    const_def_.clear();
+    needs_home_.clear();
+    home_.clear();
+    fetched_.clear();
+    ops_.clear();
+    before_.clear();
+    after_.clear();
+    moves_after_.clear();
+    insts_.clear();
+  }
   absl::StatusOr<PackingTransformStats> Run(bool lower);
 
  private:
@@ -136,26 +140,21 @@ class Transformer {
   const Target& t_;
   const PackingProblem& p_;
   const PackingDecisions& d_;
+  PackingTransformBuffers& b_;
   // Each value's held allocations, held_[held_start_[v] .. held_start_[v + 1]).
-  std::vector<uint32_t> held_start_;
-  std::vector<Held> held_;
-  struct LastHeld {
-    uint32_t at = ~0u - 1;  // no preorder number
-    int32_t held = -1;
-  };
-  std::vector<LastHeld> last_held_;  // HeldAt's last answer per value with many allocations
-  std::vector<Inst> const_def_;
-  std::vector<uint8_t> needs_home_;
-  std::vector<StackSlot> home_;
-  std::vector<std::vector<std::pair<Value, Held>>> inits_;  // per entry block
-  struct Fetched {
-    Location loc;
-    Value orig;
-    Value name;
-  };
-  std::vector<Fetched> fetched_;  // this instruction's
-  std::vector<Operand> ops_;      // Rewrite's buffers, kept between instructions
-  std::vector<Inst> before_, after_, moves_after_, insts_;
+  std::vector<uint32_t>& held_start_;
+  std::vector<Held>& held_;
+  std::vector<LastHeld>& last_held_;  // HeldAt's last answer per value with many allocations
+  std::vector<Inst>& const_def_;
+  std::vector<uint8_t>& needs_home_;
+  std::vector<StackSlot>& home_;
+  std::vector<std::vector<std::pair<Value, Held>>>& inits_;  // per entry block
+  std::vector<Fetched>& fetched_;  // this instruction's
+  std::vector<Operand>& ops_;      // Rewrite's buffers, kept between instructions
+  std::vector<Inst>& before_;
+  std::vector<Inst>& after_;
+  std::vector<Inst>& moves_after_;
+  std::vector<Inst>& insts_;
   RegSet used_;
   int64_t weight_ = 1;
   PackingTransformStats stats_;
@@ -201,7 +200,8 @@ size_t Transformer::MarkHomes() {
 
 void Transformer::Params(Block b, std::vector<Inst>& out) {
   std::vector<Operand>& params = f_.block(b).params;
-  std::vector<Inst> moves;
+  std::vector<Inst>& moves = b_.moves;
+  moves.clear();
   for (Operand& prm : params) {
     const Value v = prm.value();
     const Held* h = HeldAt(v, b);
@@ -403,7 +403,8 @@ absl::StatusOr<PackingTransformStats> Transformer::Run(bool lower) {
       if (f_.inst(i).opcode == Opcode::kConst) const_def_[f_.operands(i)[0].value().index()] = i;
     }
   }
-  inits_.assign(f_.num_blocks(), {});
+  if (inits_.size() < static_cast<size_t>(f_.num_blocks())) inits_.resize(f_.num_blocks());
+  for (auto& row : inits_) row.clear();
   held_start_.assign(num_values + 1, 0);
   for (uint32_t a = 0; a < d_.reg.size(); ++a) {
     if (d_.reg[a].IsValid()) ++held_start_[p_.items()[p_.allocations()[a].item].value.index() + 1];
@@ -411,7 +412,8 @@ absl::StatusOr<PackingTransformStats> Transformer::Run(bool lower) {
   for (int v = 0; v < num_values; ++v) held_start_[v + 1] += held_start_[v];
   held_.resize(held_start_[num_values]);
   last_held_.assign(num_values, LastHeld());
-  std::vector<uint32_t> next(held_start_.begin(), held_start_.end() - 1);
+  std::vector<uint32_t>& next = b_.next;
+  next.assign(held_start_.begin(), held_start_.end() - 1);
   for (uint32_t a = 0; a < d_.reg.size(); ++a) {
     if (!d_.reg[a].IsValid()) continue;
     const PackingAllocation& x = p_.allocations()[a];
@@ -433,19 +435,19 @@ absl::StatusOr<PackingTransformStats> Transformer::Run(bool lower) {
   f_.ReserveInsts(added, 2 * added);
   for (Block b : f_.layout()) {
     weight_ = p_.Weight(b);
-    std::vector<Inst> out;
-    out.reserve(f_.block(b).insts.size() * 2);
+    std::vector<Inst>& out = b_.out;
+    out.clear();
     Params(b, out);
     insts_ = f_.block(b).insts;
     for (Inst i : insts_) {
       if (IsTerminator(f_.inst(i).opcode)) Inits(b, out);
       RA_RETURN_IF_ERROR(Rewrite(b, i, out));
     }
-    f_.block(b).insts = std::move(out);
+    f_.block(b).insts.assign(out.begin(), out.end());
   }
   f_.set_saved_regs(FrameSaves(f_, t_, used_));
   if (lower) {
-    RA_ASSIGN_OR_RETURN(stats_.lower, LowerBlockParams(f_, t_));
+    RA_ASSIGN_OR_RETURN(stats_.lower, b_.lowerer.Run(f_, t_));
   }
   return stats_;
 }
@@ -455,7 +457,15 @@ absl::StatusOr<PackingTransformStats> Transformer::Run(bool lower) {
 absl::StatusOr<PackingTransformStats> TransformPacking(Function& func, const Target& target,
                                                        const PackingProblem& problem,
                                                        const PackingDecisions& decisions, bool lower_params) {
-  return Transformer(func, target, problem, decisions).Run(lower_params);
+  PackingTransformBuffers buffers;
+  return TransformPacking(func, target, problem, decisions, lower_params, buffers);
+}
+
+absl::StatusOr<PackingTransformStats> TransformPacking(Function& func, const Target& target,
+                                                       const PackingProblem& problem,
+                                                       const PackingDecisions& decisions, bool lower_params,
+                                                       PackingTransformBuffers& buffers) {
+  return Transformer(func, target, problem, decisions, buffers).Run(lower_params);
 }
 
 }  // namespace regalloc

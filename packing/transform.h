@@ -28,6 +28,8 @@
 #define REGALLOC_PACKING_TRANSFORM_H_
 
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "packing/allocations.h"
@@ -51,6 +53,59 @@ struct PackingTransformStats {
 absl::StatusOr<PackingTransformStats> TransformPacking(Function& func, const Target& target,
                                                        const PackingProblem& problem,
                                                        const PackingDecisions& decisions, bool lower_params = true);
+
+namespace packing_internal {
+
+// An allocation holding its item in a register: where, over which timespan, and
+// the value its uses read there (a constant initialized on the loop's entry edge
+// is a new value).
+struct Held {
+  uint32_t timespan;
+  PReg reg;
+  Value name;
+  bool init;
+  // The timespan's preorder range (PackingProblem::PreorderRange), kept here so
+  // the lookups at every operand read nothing else.
+  uint32_t first = 0;
+  uint32_t end = 0;
+  bool whole = false;  // the whole function's timespan
+
+  bool Covers(uint32_t at) const { return whole || (at >= first && at < end); }
+};
+
+struct LastHeld {
+  uint32_t at = ~0u - 1;  // no preorder number
+  int32_t held = -1;
+};
+
+struct Fetched {
+  Location loc;
+  Value orig;
+  Value name;
+};
+
+}  // namespace packing_internal
+
+// The same with buffers kept between calls (PackingAllocator holds them).
+struct PackingTransformBuffers {
+  std::vector<uint32_t> held_start;
+  std::vector<packing_internal::Held> held;
+  std::vector<packing_internal::LastHeld> last_held;
+  std::vector<Inst> const_def;
+  std::vector<uint8_t> needs_home;
+  std::vector<StackSlot> home;
+  std::vector<std::vector<std::pair<Value, packing_internal::Held>>> inits;  // rows past the block count are empty
+  std::vector<packing_internal::Fetched> fetched;
+  std::vector<Operand> ops;
+  std::vector<Inst> before, after, moves_after, insts, out, moves;
+  std::vector<uint32_t> next;
+  BlockParamLowerer lowerer;
+};
+
+absl::StatusOr<PackingTransformStats> TransformPacking(Function& func, const Target& target,
+                                                       const PackingProblem& problem,
+                                                       const PackingDecisions& decisions, bool lower_params,
+                                                       PackingTransformBuffers& buffers);
 
 }  // namespace regalloc
 

@@ -139,6 +139,19 @@ class LoopNest {
   std::vector<Block> work_;
 };
 
+// The three together, for phase objects that keep them between functions.
+struct CfgAnalyses {
+  ControlFlowGraph cfg;
+  DominatorTree dom;
+  LoopNest loops;
+
+  void Compute(const Function& func) {
+    cfg.Compute(func);
+    dom.Compute(func, cfg);
+    loops.Compute(func, cfg, dom);
+  }
+};
+
 // Splits every critical edge with a new block holding only a jump, placed in the
 // layout after the edge's source; the branch arguments move to the new jump.
 // Returns the number of edges split. The second form splits only the critical
