@@ -48,6 +48,7 @@ struct Buffers {
   std::vector<uint8_t> nosplit;
   std::vector<Inst> piece_def;
   std::vector<int> block_pressure;
+  std::vector<uint8_t> hrp;
   std::vector<std::pair<Value, Value>> forced;
   std::vector<uint32_t> node_of;
   std::vector<uint32_t> alias;
@@ -75,10 +76,12 @@ struct Buffers {
   std::vector<Inst> prepare_before;
   std::vector<Inst> prepare_after;
   std::vector<Block> rewrite_stack_uses_stack_def;
+  std::vector<int> rewrite_stack_uses_seen;
   std::vector<uint32_t> build_graph_node_of_root;
   std::vector<uint32_t> build_graph_live;
   std::vector<uint32_t> build_graph_where;
   std::vector<int> build_graph_pressure;
+  std::vector<int> build_graph_inst_max;
   std::vector<Inst> rematerialize_constant_arguments_consts;
   std::vector<uint8_t> color_removed;
   std::vector<uint8_t> color_on_low;
@@ -108,7 +111,7 @@ class Chaitin {
   Chaitin(Function& f, const Target& t, const ChaitinOptions& o, LiveSets& sets, InterferenceGraph& g,
           ChaitinStats& stats, Buffers& b)
       : f_(f), t_(t), o_(o), sets_(sets), g_(g), stats_(stats), buf_(b), cfg_(b.cfg), dom_(b.dom), loops_(b.loops),
-        parent_(b.parent), stack_(b.stack), slot_(b.slot), temp_(b.temp), precolor_(b.precolor), remat_(b.remat), stored_(b.stored), nosplit_(b.nosplit), piece_def_(b.piece_def), block_pressure_(b.block_pressure), forced_(b.forced), node_of_(b.node_of), alias_(b.alias), simplify_log_(b.simplify_log), cls_(b.cls), mask_(b.mask), clobbered_(b.clobbered), cost_(b.cost), area_(b.area), enter_(b.enter), precolored_(b.precolored), node_temp_(b.node_temp), color_(b.color), const_def_(b.const_def), cover_(b.cover), cover_pre_(b.cover_pre), weight_(b.weight), insts_(b.insts), out_(b.out) {
+        parent_(b.parent), stack_(b.stack), slot_(b.slot), temp_(b.temp), precolor_(b.precolor), remat_(b.remat), stored_(b.stored), nosplit_(b.nosplit), piece_def_(b.piece_def), block_pressure_(b.block_pressure), hrp_(b.hrp), forced_(b.forced), node_of_(b.node_of), alias_(b.alias), simplify_log_(b.simplify_log), cls_(b.cls), mask_(b.mask), clobbered_(b.clobbered), cost_(b.cost), area_(b.area), enter_(b.enter), precolored_(b.precolored), node_temp_(b.node_temp), color_(b.color), const_def_(b.const_def), cover_(b.cover), cover_pre_(b.cover_pre), weight_(b.weight), insts_(b.insts), out_(b.out) {
     parent_.clear();
     stack_.clear();
     slot_.clear();
@@ -119,6 +122,7 @@ class Chaitin {
     nosplit_.clear();
     piece_def_.clear();
     block_pressure_.clear();
+    hrp_.clear();
     forced_.clear();
     node_of_.clear();
     alias_.clear();
@@ -276,6 +280,12 @@ class Chaitin {
   std::vector<uint8_t>& nosplit_;     // slot value whose pieces spilled again: one reload per use
   std::vector<Inst>& piece_def_;      // a reload or constant this allocator made for a split piece
   std::vector<int>& block_pressure_;  // per block and bank: the most live at once (this round)
+  // Per instruction of the round's graph: bit k is set where bank k's most live
+  // at once passes its registers (C2's high-pressure region). A split piece
+  // lives across no such instruction.
+  std::vector<uint8_t>& hrp_;
+  uint8_t HrpBits(Inst i) const { return i.index() < hrp_.size() ? hrp_[i.index()] : 0; }
+  int BankOf(Value v) const { return t_.Class(*t_.ClassFor(f_.value_type(v))).bank; }
   bool Lrp(Block b, Value v) const {
     if (block_pressure_.empty()) return false;  // before the first graph
     const RegClassInfo& c = t_.Class(*t_.ClassFor(f_.value_type(v)));
@@ -570,17 +580,34 @@ absl::Status Chaitin::RewriteStackUses() {
       }
     }
   }
+  // Split pieces in this block: a slot value's piece serves its next use when
+  // no high-pressure instruction of its bank lies between (C2's split at HRP
+  // boundaries, within the block): `seen` counts them by bank as the walk
+  // passes them, and a piece keeps the count from before its last use (a
+  // piece read by a high-pressure instruction ends there).
+  struct Piece {
+    Value of;     // the slot value
+    Value piece;
+    int seen;     // `seen` of its bank before its last use; -1: ended
+  };
+  std::vector<int>& seen = buf_.rewrite_stack_uses_seen;
   for (Block b : f_.layout()) {
     std::vector<Inst>& out = out_;
     out.clear();
     bool changed = false;
     std::vector<Inst>& insts = insts_;
     insts = f_.block(b).insts;
-    absl::InlinedVector<std::pair<Value, Value>, 8> in_block;  // split: (slot value, its piece here)
+    absl::InlinedVector<Piece, 8> in_block;
+    seen.assign(t_.num_banks(), 0);
+    auto passed = [&](Inst i) {  // after each instruction of the block
+      const uint8_t bits = HrpBits(i);
+      for (int k = 0; bits != 0 && k < t_.num_banks(); ++k) seen[k] += bits >> k & 1;
+    };
     for (Inst i : insts) {
       const InstData d = f_.inst(i);  // by value: NewInst below may move the array
       if (IsMoveLike(d.opcode)) {
         out.push_back(i);
+        passed(i);
         continue;
       }
       const size_t first_arg = IsBranch(d.opcode) ? NumNonArgOperands(d) : f_.operands(i).size();
@@ -608,11 +635,13 @@ absl::Status Chaitin::RewriteStackUses() {
             reuse_source = true;
           }
         }
-        const bool share = Splitting() && !nosplit_[v.index()] && !reuse_source && Lrp(b, v);
+        const int bank = BankOf(v);
+        const bool split = Splitting() && !nosplit_[v.index()] && !reuse_source && !hrp_.empty();
+        // A piece may live on past this instruction only where it is not high-pressure.
+        const bool share = split && !(HrpBits(i) >> bank & 1);
         // (Constants are made again at their uses instead: that costs no load.)
         if (!t.IsValid() && share && across != nullptr && v.index() < stack_def.size() &&
             stack_def[v.index()].IsValid() && !remat_[v.index()].IsValid()) {
-          const int bank = t_.Class(*t_.ClassFor(f_.value_type(v))).bank;
           const int l = across->Around(b, bank, stack_def[v.index()]);
           if (l >= 0) {
             const uint64_t key = uint64_t{static_cast<uint32_t>(l)} << 32 | v.index();
@@ -632,10 +661,15 @@ absl::Status Chaitin::RewriteStackUses() {
             reloaded.push_back({v, t});
           }
         }
-        if (!t.IsValid() && share) {
-          for (const auto& [s, r] : in_block) {
-            if (s == v) t = r;
+        Piece* piece = nullptr;  // v's in this block
+        if (split) {
+          for (Piece& p : in_block) {
+            if (p.of == v) piece = &p;
           }
+        }
+        if (!t.IsValid() && piece != nullptr && piece->seen == seen[bank]) {
+          t = piece->piece;
+          if (!share) piece->seen = -1;  // read here, it ends here
         }
         if (!t.IsValid()) {
           t = NewValueLike(v);
@@ -649,9 +683,15 @@ absl::Status Chaitin::RewriteStackUses() {
           temp_[t.index()] = !share;
           reloaded.push_back({v, t});
           if (share) {
-            in_block.push_back({v, t});
+            if (piece == nullptr) {
+              in_block.push_back(Piece{v, t, seen[bank]});
+            } else {
+              *piece = Piece{v, t, seen[bank]};
+            }
             stored_[t.index()] = v;
             piece_def_[t.index()] = out.back();
+          } else if (piece != nullptr) {
+            piece->seen = -1;
           }
         }
         op.set_value(t);
@@ -673,6 +713,7 @@ absl::Status Chaitin::RewriteStackUses() {
         changed = true;
       }
       out.push_back(i);
+      passed(i);
     }
     if (changed) f_.block(b).insts.assign(out.begin(), out.end());
   }
@@ -751,7 +792,11 @@ absl::Status Chaitin::BuildGraph() {
   std::vector<int>& pressure = buf_.build_graph_pressure;
   pressure.assign(nbanks, 0);
   block_pressure_.assign(static_cast<size_t>(f_.num_blocks()) * nbanks, 0);
+  if (nbanks > 8) return Error("the target has more than 8 register banks");
+  hrp_.assign(f_.num_insts(), 0);
   int* block_max = nullptr;
+  std::vector<int>& inst_max = buf_.build_graph_inst_max;  // the instruction being walked's most live
+  inst_max.assign(nbanks, 0);
   double time = 0;
   auto add = [&](uint32_t n) {
     if (n == kNoNode || where[n] != kNoNode) return;
@@ -766,6 +811,7 @@ absl::Status Chaitin::BuildGraph() {
     const RegClassInfo& c = t_.Class(cls_[n]);
     pressure[c.bank] += c.pressure_weight;
     if (block_max != nullptr) block_max[c.bank] = std::max(block_max[c.bank], pressure[c.bank]);
+    inst_max[c.bank] = std::max(inst_max[c.bank], pressure[c.bank]);
   };
   auto remove = [&](uint32_t n) {
     if (n == kNoNode || where[n] == kNoNode) return;
@@ -790,6 +836,7 @@ absl::Status Chaitin::BuildGraph() {
       Inst i = *it;
       const InstData& d = f_.inst(i);
       absl::Span<const Operand> ops = f_.operands(i);
+      inst_max = pressure;  // what lives across i, then what i reads
       // The copy rule: a copy's def does not interfere with its source.
       uint32_t copy_src = kNoNode;
       if ((d.opcode == Opcode::kCopy || IsMoveLike(d.opcode)) && ops.size() == 2 && ops[1].IsUse()) {
@@ -831,6 +878,9 @@ absl::Status Chaitin::BuildGraph() {
       }
       for (const Operand& op : ops) {
         if (op.IsUse() && op.position() == Position::kEarly) read(op);
+      }
+      for (int k = 0; k < nbanks; ++k) {
+        if (inst_max[k] > t_.Bank(k).capacity) hrp_[i.index()] |= static_cast<uint8_t>(1u << k);
       }
       time += w;
     }

@@ -46,7 +46,8 @@
 //     (pessimistic: Chaitin's, spilled at once). Select gives each the first
 //     register of its mask free of its colored neighbours' units.
 //  7. Spill everywhere (Chaitin's original; with ChaitinOptions::split, C2's
-//     splitting by blocks and low-pressure loops, see there):
+//     splitting at high-pressure boundaries and around low-pressure loops, see
+//     there):
 //     a spilled live range lives in one stack slot; each def is stored right
 //     after (`v9 = spill v5`), each register use reloads (`v10 = reload v9`);
 //     Any and Stack uses, copies and branch arguments read the slot. A spilled
@@ -88,12 +89,15 @@ struct ChaitinOptions {
   // still find a register in select. Off: Chaitin's pessimistic simplify spills
   // it at once.
   bool optimistic = true;
-  // C2's splitting, by blocks and loops: a spilled live range keeps its
-  // register through its defining block, one reload serves every use in a
-  // block, where the block's pressure fits its bank, and one reload at the end
-  // of a loop's preheader serves the whole loop, where every block of the loop
-  // and the preheader fit and no call is in the loop (ChaitinStats::
-  // loop_reloads); elsewhere one reload per use. Constants are made again at
+  // C2's splitting at the boundaries of high-pressure regions (instructions
+  // where more of a bank's values live at once than it has registers): a
+  // spilled live range keeps its register through its defining block where the
+  // block's pressure fits its bank; within a block, one reload serves the uses
+  // up to the next high-pressure instruction of its bank (a piece lives across
+  // none); and one reload at the end of a loop's preheader serves the whole
+  // loop, where every block of the loop and the preheader fit and no call is in
+  // the loop (ChaitinStats::loop_reloads). Uses at high-pressure instructions
+  // with no piece reload on their own. Constants are made again at
   // their uses instead. A piece spilled again, and what spills in later rounds (a handful
   // that the first round's spill code pushed out), are spilled everywhere, so
   // that rounds end: 3 on a function of 1M instructions, where splitting in

@@ -383,6 +383,63 @@ block4:
   }
 }
 
+// C2's reg_split at high-pressure boundaries within a block: v0 (an address)
+// lives across two regions where 40 values live at once, so it spills; between
+// them, where little lives, a load and a store read it. One reload serves both
+// (they read one value), and it ends before the second region: the store after
+// that region reloads again. Spilled everywhere, each of the three reloads.
+TEST(ChaitinTest, ASplitPieceServesTheUsesBetweenTwoHighPressureRegions) {
+  auto text_for = [](const char* ptr) {
+    std::string text = absl::StrCat("function %regions(", ptr, ", i32) -> i32 {\nblock0(v0: ", ptr, ", v1: i32):\n");
+    // A region: 40 values defined one after the other, all read at its end.
+    auto region = [&](int first, int from) {
+      absl::StrAppend(&text, "    v", first, " = add v", from, ", v1\n");
+      for (int k = first + 1; k < first + 40; ++k) absl::StrAppend(&text, "    v", k, " = add v", k - 1, ", v1\n");
+      absl::StrAppend(&text, "    v", first + 40, " = add v", first, ", v", first + 1, "\n");
+      for (int k = 2; k < 40; ++k) {
+        absl::StrAppend(&text, "    v", first + 39 + k, " = add v", first + 38 + k, ", v", first + k, "\n");
+      }
+    };
+    region(10, 1);  // v10 .. v88
+    absl::StrAppend(&text, R"(    v89 = load.i32 v0, 0
+    v90 = add v88, v89
+    store v90, v0, 8
+)");
+    region(100, 90);  // v100 .. v178
+    absl::StrAppend(&text, R"(    store v178, v0, 16
+    ret v178
+}
+)");
+    return text;
+  };
+  // The value an access reads its address from: the load's only use, a
+  // store's second.
+  auto address_of = [](const std::string& printed, const std::string& access) {
+    const size_t at = printed.find(access);
+    if (at == std::string::npos) return std::string("none");
+    const std::string line = printed.substr(at, printed.find('\n', at) - at);
+    const size_t v = access == "load.i32" ? line.find(" v") + 1 : line.rfind(", v") + 2;
+    return line.substr(v, line.find_first_of("@[", v) - v);
+  };
+  for (const char* target : {"x86_64", "aarch64", "armv7"}) {
+    const std::string text = text_for(std::string(target) == "armv7" ? "i32" : "i64");
+    ChaitinRun run = Allocate(text, T(target));
+    ASSERT_TRUE(run.ok) << target;
+    ChaitinOptions everywhere;
+    everywhere.split = false;
+    ChaitinRun plain = Allocate(text, T(target), everywhere);
+    ASSERT_TRUE(plain.ok) << target;
+    // Split: the load and the first store read one piece; the last store another.
+    EXPECT_EQ(address_of(run.printed, "load.i32"), address_of(run.printed, "store v90")) << target << "\n"
+                                                                                          << run.printed;
+    EXPECT_NE(address_of(run.printed, "store v90"), address_of(run.printed, "store v178")) << target;
+    // Spilled everywhere: a reload for each.
+    EXPECT_NE(address_of(plain.printed, "load.i32"), address_of(plain.printed, "store v90")) << target << "\n"
+                                                                                              << plain.printed;
+    EXPECT_LT(run.stats.reloads, plain.stats.reloads) << target;
+  }
+}
+
 // C2's insert_copies for a constant: the step (v1) is an argument on the entry
 // edge and is read in the loop too, so it interferes with the counter (v3) and
 // cannot coalesce with it. Instead of an edge move out of v1's register, the
