@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "liveness/live_sets.h"
 #include "base/nearly_sorted.h"
+#include "base/warm_buffers.h"
 #include "ssa/cfg.h"
 #include "ssa/printer.h"
 #include "targets/packing_costs.h"
@@ -544,6 +545,9 @@ absl::Status BuildPackingProblem(const Function& func, const Target& target, con
       }
     }
   }
+  // The walk's lists are as large as the function: after a large one they go
+  // (the problem itself stays for the next steps).
+  ReleaseAfterLargeFunction(func.num_insts(), buf);
   return absl::OkStatus();
 }
 

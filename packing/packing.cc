@@ -30,6 +30,8 @@ absl::StatusOr<PackingStats> PackingAllocator::Allocations(Function& func, const
   RA_RETURN_IF_ERROR(verifier_.Run(func, target));
   stats_ = PackingStats();
   stats_.loop_entries_split = SplitLoopEntries(func, split_cfg_, split_outside_preds_);
+  ReleaseAfterLargeFunction(func.num_insts(), split_cfg_);
+  ReleaseAfterLargeFunction(func.num_insts(), split_outside_preds_);
   RA_RETURN_IF_ERROR(BuildPackingProblem(func, target, options_, problem_));
   stats_.items = static_cast<int>(problem_.items().size());
   stats_.timespans = static_cast<int>(problem_.timespans().size());
@@ -53,6 +55,7 @@ absl::StatusOr<PackingStats> PackingAllocator::Allocations(Function& func, const
 absl::StatusOr<PackingStats> PackingAllocator::Pack(const Function& func, const Target& target) {
   RA_RETURN_IF_ERROR(Expect(func, 1, "pack"));
   RA_RETURN_IF_ERROR(regalloc::Pack(problem_, target, options_, decisions_, *pack_buffers_));
+  ReleaseAfterLargeFunction(func.num_insts(), pack_buffers_);  // before the transform's peak
   stats_.packed = decisions_.packed;
   stats_.promoted = decisions_.promoted;
   stats_.yield_lost = decisions_.yield_lost;
@@ -68,7 +71,6 @@ absl::StatusOr<PackingStats> PackingAllocator::Transform(Function& func, const T
   step_ = 0;
   RA_ASSIGN_OR_RETURN(stats_.transform, TransformPacking(func, target, problem_, decisions_, options_.lower_params,
                                                          *transform_buffers_));
-  ReleaseAfterLargeFunction(func.num_insts(), pack_buffers_);
   ReleaseAfterLargeFunction(func.num_insts(), transform_buffers_);
   return stats_;
 }
