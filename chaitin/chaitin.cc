@@ -111,7 +111,12 @@ class Chaitin {
   Chaitin(Function& f, const Target& t, const ChaitinOptions& o, LiveSets& sets, InterferenceGraph& g,
           ChaitinStats& stats, Buffers& b)
       : f_(f), t_(t), o_(o), sets_(sets), g_(g), stats_(stats), buf_(b), cfg_(b.cfg), dom_(b.dom), loops_(b.loops),
-        parent_(b.parent), stack_(b.stack), slot_(b.slot), temp_(b.temp), precolor_(b.precolor), remat_(b.remat), stored_(b.stored), nosplit_(b.nosplit), piece_def_(b.piece_def), block_pressure_(b.block_pressure), hrp_(b.hrp), forced_(b.forced), node_of_(b.node_of), alias_(b.alias), simplify_log_(b.simplify_log), cls_(b.cls), mask_(b.mask), clobbered_(b.clobbered), cost_(b.cost), area_(b.area), enter_(b.enter), precolored_(b.precolored), node_temp_(b.node_temp), color_(b.color), const_def_(b.const_def), cover_(b.cover), cover_pre_(b.cover_pre), weight_(b.weight), insts_(b.insts), out_(b.out) {
+        parent_(b.parent), stack_(b.stack), slot_(b.slot), temp_(b.temp), precolor_(b.precolor), remat_(b.remat),
+        stored_(b.stored), nosplit_(b.nosplit), piece_def_(b.piece_def), block_pressure_(b.block_pressure), hrp_(b.hrp),
+        forced_(b.forced), node_of_(b.node_of), alias_(b.alias), simplify_log_(b.simplify_log), cls_(b.cls),
+        mask_(b.mask), clobbered_(b.clobbered), cost_(b.cost), area_(b.area), enter_(b.enter),
+        precolored_(b.precolored), node_temp_(b.node_temp), color_(b.color), const_def_(b.const_def), cover_(b.cover),
+        cover_pre_(b.cover_pre), weight_(b.weight), insts_(b.insts), out_(b.out) {
     parent_.clear();
     stack_.clear();
     slot_.clear();
@@ -1243,7 +1248,8 @@ absl::Status Chaitin::SpillEverywhere(const std::vector<uint32_t>& spilled) {
   rename.assign(nv, Value());
   std::vector<uint8_t>& skip = buf_.spill_everywhere_skip;
   skip.clear();
-  std::vector<std::pair<Value, Value>>& same_as = buf_.spill_everywhere_same_as;  // (copy, its source), both spilled together
+  // (copy, its source), both spilled together
+  std::vector<std::pair<Value, Value>>& same_as = buf_.spill_everywhere_same_as;
   same_as.clear();
   std::vector<Block>& keep_in = buf_.spill_everywhere_keep_in;  // split: the block where a value's uses keep reading it
   keep_in.assign(nv, Block());

@@ -77,7 +77,7 @@ class Colorer {
   absl::StatusOr<ColorStats> Run(const Target& target, Function& func, const VirtRegs& vregs, const LiveSets& sets,
                                  ValueLocations& locs);
 
-  struct Buffers;
+  struct Buffers;  // defined with the phase
 
  private:
   std::unique_ptr<Buffers> b_;

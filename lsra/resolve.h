@@ -71,7 +71,7 @@ class LsraResolver {
   absl::StatusOr<LsraResolveStats> Run(const Target& target, Function& func, const LsraBuild& build,
                                        LsraAllocation& alloc, const LsraResolveOptions& options = LsraResolveOptions());
 
-  struct Buffers;
+  struct Buffers;  // defined with the phase
 
  private:
   std::unique_ptr<Buffers> buf_;

@@ -340,7 +340,8 @@ absl::Status BuildPackingProblem(const Function& func, const Target& target, con
     for (int r = 0; r < target.num_regs(); ++r) {
       row.clear();
       for (const auto& x : by_reg.Row(r)) row.push_back(x.second);
-      SortNearlySorted(absl::MakeSpan(row), [](const RegisterPin& a, const RegisterPin& b) { return a.point < b.point; });
+      SortNearlySorted(absl::MakeSpan(row),
+                       [](const RegisterPin& a, const RegisterPin& b) { return a.point < b.point; });
       p.pins_.AppendRow(row);
     }
   }

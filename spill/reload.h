@@ -63,7 +63,7 @@ class Reloader {
   ~Reloader();
   absl::StatusOr<ReloadStats> Run(const Target& target, Function& func, const LiveSets& sets, ValueLocations& locs);
 
-  struct Buffers;
+  struct Buffers;  // defined with the phase
 
  private:
   absl::StatusOr<ReloadStats> Rewrite(const Target& target, Function& func, const LiveSets& sets, ValueLocations& locs);

@@ -38,7 +38,8 @@ class SpillWalk {
  public:
   SpillWalk(const Target& target, Function& func, const VirtRegs& vregs, const LiveSets& sets, ValueLocations& locs,
             const SpillOptions& options, Spiller::Buffers& b)
-      : t_(target), f_(func), vregs_(vregs), sets_(sets), locs_(locs), options_(options), b_(b), model_(b.model.For(target)),
+      : t_(target), f_(func), vregs_(vregs), sets_(sets), locs_(locs), options_(options), b_(b),
+        model_(b.model.For(target)),
         spilled_(b.spilled), unspillable_(b.unspillable), excluded_(b.excluded), def_point_(b.def_point),
         through_(b.through), adjust_(b.adjust), scratch_through_(b.scratch_through), dying_args_(b.dying_args),
         live_(b.live) {}

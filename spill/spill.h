@@ -82,7 +82,7 @@ class Spiller {
   absl::StatusOr<SpillStats> Run(const Target& target, Function& func, const VirtRegs& vregs, const LiveSets& sets,
                                  ValueLocations& locs, const SpillOptions& options = SpillOptions());
 
-  struct Buffers;
+  struct Buffers;  // defined with the phase
 
  private:
   std::unique_ptr<Buffers> b_;

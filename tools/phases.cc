@@ -391,7 +391,9 @@ void RegisterChaitinPhases(PhaseRegistry& r) {
       PhaseOption::Bool("conservative", d.conservative, "Briggs's conservative coalescing of copies (George's for fixed registers)"),
       PhaseOption::Bool("optimistic", d.optimistic,
                         "Briggs's optimistic simplify (off: Chaitin's, spilling a blocked live range at once)"),
-      PhaseOption::Bool("split", d.split, "C2's splitting at high-pressure boundaries and around low-pressure loops (off: Chaitin's spill everywhere)"),
+      PhaseOption::Bool("split", d.split,
+                        "C2's splitting at high-pressure boundaries and around low-pressure loops (off: Chaitin's "
+                        "spill everywhere)"),
   };
   auto set_coloring = [](const PhaseArgs& a, ChaitinOptions& o) {
     o.conservative = a.Flag("conservative");
