@@ -110,13 +110,14 @@ class Chaitin {
   // Every buffer starts empty, as in a new object; only its storage is kept.
   Chaitin(Function& f, const Target& t, const ChaitinOptions& o, LiveSets& sets, InterferenceGraph& g,
           ChaitinStats& stats, Buffers& b)
-      : f_(f), t_(t), o_(o), sets_(sets), g_(g), stats_(stats), buf_(b), cfg_(b.cfg), dom_(b.dom), loops_(b.loops),
+      : f_(f), t_(t), o_(o), sets_(sets), g_(g), stats_(stats), buf_(b),
         parent_(b.parent), stack_(b.stack), slot_(b.slot), temp_(b.temp), precolor_(b.precolor), remat_(b.remat),
         stored_(b.stored), nosplit_(b.nosplit), piece_def_(b.piece_def), block_pressure_(b.block_pressure), hrp_(b.hrp),
         forced_(b.forced), node_of_(b.node_of), alias_(b.alias), simplify_log_(b.simplify_log), cls_(b.cls),
         mask_(b.mask), clobbered_(b.clobbered), cost_(b.cost), area_(b.area), enter_(b.enter),
         precolored_(b.precolored), node_temp_(b.node_temp), color_(b.color), const_def_(b.const_def), cover_(b.cover),
-        cover_pre_(b.cover_pre), weight_(b.weight), insts_(b.insts), out_(b.out) {
+        cover_pre_(b.cover_pre), weight_(b.weight), insts_(b.insts), out_(b.out), cfg_(b.cfg), dom_(b.dom),
+        loops_(b.loops) {
     parent_.clear();
     stack_.clear();
     slot_.clear();

@@ -61,9 +61,9 @@ class Resolver {
  public:
   Resolver(const Target& t, Function& f, const LsraBuild& b, LsraAllocation& a, const LsraResolveOptions& options,
            LsraResolver::Buffers& buf)
-      : t_(t), f_(f), b_(b), a_(a), options_(options), buf_(buf), holders_(buf.holders),
-        order_index_(buf.order_index), edge_values_(buf.edge_values), reg_owner_(buf.reg_owner),
-        stored_(buf.stored), splits_(buf.splits) {}
+      : holders_(buf.holders), order_index_(buf.order_index), edge_values_(buf.edge_values),
+        reg_owner_(buf.reg_owner), t_(t), f_(f), b_(b), a_(a), options_(options), buf_(buf), stored_(buf.stored),
+        splits_(buf.splits) {}
   absl::StatusOr<LsraResolveStats> Run();
 
  private:
