@@ -35,9 +35,7 @@ namespace chaitin_internal {
 // What a ChaitinAllocator keeps between functions: the storage of Chaitin's
 // buffers.
 struct Buffers {
-  ControlFlowGraph cfg;
-  DominatorTree dom;
-  LoopNest loops;
+  CfgAnalyses cfg;
   std::vector<uint32_t> parent;
   std::vector<uint8_t> stack;
   std::vector<StackSlot> slot;
@@ -116,8 +114,7 @@ class Chaitin {
         forced_(b.forced), node_of_(b.node_of), alias_(b.alias), simplify_log_(b.simplify_log), cls_(b.cls),
         mask_(b.mask), clobbered_(b.clobbered), cost_(b.cost), area_(b.area), enter_(b.enter),
         precolored_(b.precolored), node_temp_(b.node_temp), color_(b.color), const_def_(b.const_def), cover_(b.cover),
-        cover_pre_(b.cover_pre), weight_(b.weight), insts_(b.insts), out_(b.out), cfg_(b.cfg), dom_(b.dom),
-        loops_(b.loops) {
+        cover_pre_(b.cover_pre), weight_(b.weight), insts_(b.insts), out_(b.out), analyses_(b.cfg) {
     parent_.clear();
     stack_.clear();
     slot_.clear();
@@ -328,9 +325,7 @@ class Chaitin {
   std::vector<Inst>& insts_;
   std::vector<Inst>& out_;
   // The round's control flow (BuildGraph's; spill code adds no blocks or edges).
-  ControlFlowGraph& cfg_;
-  DominatorTree& dom_;
-  LoopNest& loops_;
+  CfgAnalyses& analyses_;
 };
 
 // Constraints become copies and precolored values (see the header, step 1).
@@ -573,7 +568,7 @@ absl::Status Chaitin::RewriteStackUses() {
   std::vector<Block>& stack_def = buf_.rewrite_stack_uses_stack_def;
   stack_def.clear();
   if (Splitting() && !block_pressure_.empty()) {
-    across = std::make_unique<LoopReloads>(f_, t_, cfg_, loops_, block_pressure_);
+    across = std::make_unique<LoopReloads>(f_, t_, analyses_.cfg, analyses_.loops, block_pressure_);
     stack_def.assign(f_.num_values(), Block());
     for (Block b : f_.layout()) {
       for (const Operand& p : f_.block(b).params) {
@@ -730,12 +725,10 @@ absl::Status Chaitin::RewriteStackUses() {
 absl::Status Chaitin::BuildGraph() {
   const int nv = f_.num_values();
   sets_.Compute(f_);
-  cfg_.Compute(f_);
-  const ControlFlowGraph& cfg = cfg_;
-  dom_.Compute(f_, cfg);
-  loops_.Compute(f_, cfg, dom_);
+  analyses_.Compute(f_);
+  const ControlFlowGraph& cfg = analyses_.cfg;
   weight_.assign(f_.num_blocks(), 1);
-  for (Block b : f_.layout()) weight_[b.index()] = loops_.Weight(b);
+  for (Block b : f_.layout()) weight_[b.index()] = analyses_.loops.Weight(b);
 
   // Nodes: one per live range of register values defined in the layout.
   node_of_.assign(nv, kNoNode);
@@ -799,7 +792,13 @@ absl::Status Chaitin::BuildGraph() {
   pressure.assign(nbanks, 0);
   block_pressure_.assign(static_cast<size_t>(f_.num_blocks()) * nbanks, 0);
   if (nbanks > 8) return Error("the target has more than 8 register banks");
-  hrp_.assign(f_.num_insts(), 0);
+  // Only splitting reads the high-pressure marks.
+  const bool mark = Splitting();
+  if (mark) {
+    hrp_.assign(f_.num_insts(), 0);
+  } else {
+    hrp_.clear();
+  }
   int* block_max = nullptr;
   std::vector<int>& inst_max = buf_.build_graph_inst_max;  // the instruction being walked's most live
   inst_max.assign(nbanks, 0);
@@ -842,7 +841,7 @@ absl::Status Chaitin::BuildGraph() {
       Inst i = *it;
       const InstData& d = f_.inst(i);
       absl::Span<const Operand> ops = f_.operands(i);
-      inst_max = pressure;  // what lives across i, then what i reads
+      if (mark) inst_max = pressure;  // what lives across i, then what i reads
       // The copy rule: a copy's def does not interfere with its source.
       uint32_t copy_src = kNoNode;
       if ((d.opcode == Opcode::kCopy || IsMoveLike(d.opcode)) && ops.size() == 2 && ops[1].IsUse()) {
@@ -885,7 +884,7 @@ absl::Status Chaitin::BuildGraph() {
       for (const Operand& op : ops) {
         if (op.IsUse() && op.position() == Position::kEarly) read(op);
       }
-      for (int k = 0; k < nbanks; ++k) {
+      for (int k = 0; mark && k < nbanks; ++k) {
         if (inst_max[k] > t_.Bank(k).capacity) hrp_[i.index()] |= static_cast<uint8_t>(1u << k);
       }
       time += w;
@@ -967,7 +966,7 @@ bool Chaitin::Compatible(uint32_t a, uint32_t b) const {
 }
 
 void Chaitin::AggressiveCoalesce() {
-  const ControlFlowGraph& cfg = cfg_;
+  const ControlFlowGraph& cfg = analyses_.cfg;
   for (Block b : f_.layout()) {
     if (b == f_.entry()) continue;
     const std::vector<Operand>& params = f_.block(b).params;

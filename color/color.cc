@@ -23,9 +23,7 @@ namespace regalloc {
 // What a Colorer keeps between functions.
 struct Colorer::Buffers {
   DemandModelCache model;
-  ControlFlowGraph cfg;
-  DominatorTree dom;
-  LoopNest loops;
+  CfgAnalyses cfg;
   std::vector<Inst> insts, out;
   std::vector<Value> owner;
   std::vector<Location> cur;
@@ -609,11 +607,9 @@ absl::StatusOr<ColorStats> ColorWalk::Run() {
   }
   int n = f_.num_values();
   locs_.Resize(n);
-  const ControlFlowGraph& cfg = b_.cfg;
-  const LoopNest& loops = b_.loops;
   b_.cfg.Compute(f_);
-  b_.dom.Compute(f_, b_.cfg);
-  b_.loops.Compute(f_, b_.cfg, b_.dom);
+  const ControlFlowGraph& cfg = b_.cfg.cfg;
+  const LoopNest& loops = b_.cfg.loops;
   for (Block b : f_.layout()) {
     if (!cfg.Reachable(b)) {
       return absl::InvalidArgumentError(absl::StrCat("function %", f_.name(), ", ", f_.BlockName(b),
@@ -635,7 +631,7 @@ absl::StatusOr<ColorStats> ColorWalk::Run() {
       locs_.Set(Value(v), Location());
     }
   }
-  for (Block b : b_.dom.preorder()) {
+  for (Block b : b_.cfg.dom.preorder()) {
     weight_ = loops.Weight(b);
     EnterBlock(b, sets);
     if (missing_home_.IsValid()) {

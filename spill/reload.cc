@@ -15,9 +15,7 @@ namespace regalloc {
 // What a Reloader keeps between functions.
 struct Reloader::Buffers {
   DemandModelCache model;
-  ControlFlowGraph cfg;
-  DominatorTree dom;
-  LoopNest loops;
+  CfgAnalyses cfg;
   std::vector<Operand> ops;
   std::vector<std::pair<Value, Value>> reloaded;
   std::vector<Value> stores, touched;
@@ -246,9 +244,7 @@ absl::StatusOr<ReloadStats> Reloader::Rewrite(const Target& target, Function& fu
   }
   locs.Resize(func.num_values());
   buf.cfg.Compute(func);
-  buf.dom.Compute(func, buf.cfg);
-  buf.loops.Compute(func, buf.cfg, buf.dom);
-  const LoopNest& loops = buf.loops;
+  const LoopNest& loops = buf.cfg.loops;
   auto emit = [&](Opcode op, Value def, Value use, std::vector<Inst>& out, int64_t weight) {
     InstData d;
     d.opcode = op;
