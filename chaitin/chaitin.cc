@@ -76,7 +76,7 @@ struct Buffers {
   std::vector<Block> rewrite_stack_uses_stack_def;
   std::vector<int> rewrite_stack_uses_seen;
   std::vector<uint32_t> build_graph_node_of_root;
-  std::vector<uint32_t> build_graph_live;
+  std::vector<std::vector<uint32_t>> build_graph_live;  // by bank
   std::vector<uint32_t> build_graph_where;
   std::vector<int> build_graph_pressure;
   std::vector<int> build_graph_inst_max;
@@ -778,20 +778,23 @@ absl::Status Chaitin::BuildGraph() {
   // Room for the nodes RematerializeConstantArguments may add to this graph.
   g_.Reset(static_cast<int>(nn + spare_nodes_), o_.graph_matrix_max_bytes);
 
-  // The walk. `live` holds the live nodes in increasing order (a def's row
-  // then takes them in one ordered pass; a few hundred at most live at once),
-  // `where` marks them; `pressure` the bank slots they take, whose most per
-  // block decides where splitting keeps values.
-  std::vector<uint32_t>& live = buf_.build_graph_live;
-  live.clear();
+  // The walk. `live[k]` holds the live nodes of bank k in increasing order (a
+  // def's row then takes them in one ordered pass; a few hundred at most live
+  // at once), `where` marks them; `pressure` the bank slots they take, whose
+  // most per block decides where splitting keeps values. As in C2
+  // (interfere_with_live), a node interferes only with nodes whose registers
+  // it could share: those of its own bank.
+  const int nbanks = t_.num_banks();
+  if (nbanks > 8) return Error("the target has more than 8 register banks");
+  std::vector<std::vector<uint32_t>>& live = buf_.build_graph_live;
+  if (static_cast<int>(live.size()) < nbanks) live.resize(nbanks);
+  for (std::vector<uint32_t>& l : live) l.clear();
   std::vector<uint32_t>& where = buf_.build_graph_where;
   where.assign(nn, kNoNode);
   const bool sorted = !g_.IsMatrix();
-  const int nbanks = t_.num_banks();
   std::vector<int>& pressure = buf_.build_graph_pressure;
   pressure.assign(nbanks, 0);
   block_pressure_.assign(static_cast<size_t>(f_.num_blocks()) * nbanks, 0);
-  if (nbanks > 8) return Error("the target has more than 8 register banks");
   // Only splitting reads the high-pressure marks.
   const bool mark = Splitting();
   if (mark) {
@@ -803,34 +806,42 @@ absl::Status Chaitin::BuildGraph() {
   std::vector<int>& inst_max = buf_.build_graph_inst_max;  // the instruction being walked's most live
   inst_max.assign(nbanks, 0);
   double time = 0;
+  auto bank_of = [&](uint32_t n) { return t_.Class(cls_[n]).bank; };
   auto add = [&](uint32_t n) {
     if (n == kNoNode || where[n] != kNoNode) return;
+    const RegClassInfo& c = t_.Class(cls_[n]);
+    std::vector<uint32_t>& l = live[c.bank];
     if (sorted) {
       where[n] = 0;
-      live.insert(std::lower_bound(live.begin(), live.end(), n), n);
+      l.insert(std::lower_bound(l.begin(), l.end(), n), n);
     } else {
-      where[n] = static_cast<uint32_t>(live.size());
-      live.push_back(n);
+      where[n] = static_cast<uint32_t>(l.size());
+      l.push_back(n);
     }
     enter_[n] = time;
-    const RegClassInfo& c = t_.Class(cls_[n]);
     pressure[c.bank] += c.pressure_weight;
     if (block_max != nullptr) block_max[c.bank] = std::max(block_max[c.bank], pressure[c.bank]);
     inst_max[c.bank] = std::max(inst_max[c.bank], pressure[c.bank]);
   };
   auto remove = [&](uint32_t n) {
     if (n == kNoNode || where[n] == kNoNode) return;
-    pressure[t_.Class(cls_[n]).bank] -= t_.Class(cls_[n]).pressure_weight;
+    const RegClassInfo& c = t_.Class(cls_[n]);
+    std::vector<uint32_t>& l = live[c.bank];
+    pressure[c.bank] -= c.pressure_weight;
     area_[n] += time - enter_[n];
     if (sorted) {
-      live.erase(std::lower_bound(live.begin(), live.end(), n));
+      l.erase(std::lower_bound(l.begin(), l.end(), n));
     } else {
-      uint32_t last = live.back();
-      live[where[n]] = last;
+      uint32_t last = l.back();
+      l[where[n]] = last;
       where[last] = where[n];
-      live.pop_back();
+      l.pop_back();
     }
     where[n] = kNoNode;
+  };
+  // An edge between two nodes of one bank.
+  auto edge = [&](uint32_t n, uint32_t m) {
+    if (m != kNoNode && bank_of(n) == bank_of(m)) g_.AddEdge(n, m);
   };
   for (Block b : f_.layout()) {
     const double w = static_cast<double>(weight_[b.index()]);
@@ -850,12 +861,10 @@ absl::Status Chaitin::BuildGraph() {
       auto define = [&](const Operand& def) {
         uint32_t n = node_of_[def.value().index()];
         if (n == kNoNode) return;
-        g_.AddEdges(n, live.data(), live.data() + live.size(), copy_src);
+        const std::vector<uint32_t>& l = live[bank_of(n)];
+        g_.AddEdges(n, l.data(), l.data() + l.size(), copy_src);
         for (const Operand& other : ops) {  // defs of one instruction never share
-          if (other.IsDef()) {
-            uint32_t m = node_of_[other.value().index()];
-            if (m != kNoNode) g_.AddEdge(n, m);
-          }
+          if (other.IsDef()) edge(n, node_of_[other.value().index()]);
         }
         if (where[n] == kNoNode) add(n);  // a dead def still occupies its register here
         remove(n);
@@ -876,7 +885,9 @@ absl::Status Chaitin::BuildGraph() {
       if (d.clobbers >= 0) {
         RegSet hit;
         for (PReg r : f_.clobber_set(d.clobbers)) hit |= t_.Aliases(r);
-        for (uint32_t x : live) clobbered_[x] |= hit;
+        for (const std::vector<uint32_t>& l : live) {
+          for (uint32_t x : l) clobbered_[x] |= hit;
+        }
       }
       for (const Operand& op : ops) {
         if (op.IsDef() && op.position() == Position::kEarly) define(op);
@@ -896,26 +907,25 @@ absl::Status Chaitin::BuildGraph() {
     for (const Operand& p : params) {
       uint32_t n = node_of_[p.value().index()];
       if (n == kNoNode) continue;
-      g_.AddEdges(n, live.data(), live.data() + live.size(), n);
-      for (const Operand& q : params) {
-        uint32_t m = node_of_[q.value().index()];
-        if (m != kNoNode) g_.AddEdge(n, m);
-      }
+      const std::vector<uint32_t>& l = live[bank_of(n)];
+      g_.AddEdges(n, l.data(), l.data() + l.size(), n);
+      for (const Operand& q : params) edge(n, node_of_[q.value().index()]);
       if (b != f_.entry()) {
         for (const Edge& e : cfg.preds(b)) {
           if (cfg.succs(e.from).size() != 1) continue;
           const InstData& bd = f_.inst(e.branch);
           absl::Span<const Operand> bops = f_.operands(e.branch);
           for (size_t k = 0; k < NumNonArgOperands(bd); ++k) {
-            uint32_t m = node_of_[bops[k].value().index()];
-            if (bops[k].IsUse() && m != kNoNode) g_.AddEdge(n, m);
+            if (bops[k].IsUse()) edge(n, node_of_[bops[k].value().index()]);
           }
         }
       }
       cost_[n] += w;
     }
     for (const Operand& p : params) remove(node_of_[p.value().index()]);
-    while (!live.empty()) remove(live.back());
+    for (std::vector<uint32_t>& l : live) {
+      while (!l.empty()) remove(l.back());
+    }
   }
   g_.Finish();
   for (uint32_t n = 0; n < nn; ++n) {
@@ -1023,8 +1033,8 @@ int Chaitin::RematerializeConstantArguments() {
 
 // The live range of `v`, a constant made again just before `branch` (the
 // last instruction of `b`) for one of its arguments, into the current graph
-// as BuildGraph would put it: it interferes with what lives out of `b`, with
-// what the branch reads and, read late, with the branch's early defs and
+// as BuildGraph would put it: it interferes with what lives out of `b` and
+// what the branch reads (of its bank) and, read late, with the branch's early defs and
 // clobbers. Like `of` (the original's node): the original keeps its edges
 // (it lives no longer now; more edges than needed are safe).
 void Chaitin::AddConstantNode(Block b, Inst branch, Value v, uint32_t of, Position read_at) {
@@ -1037,7 +1047,7 @@ void Chaitin::AddConstantNode(Block b, Inst branch, Value v, uint32_t of, Positi
   node_temp_[n] = 0;
   auto edge = [&](Value x) {
     const uint32_t m = NodeOf(x);
-    if (m != kNoNode && m != n) g_.AddEdge(n, m);
+    if (m != kNoNode && m != n && t_.Class(cls_[m]).bank == t_.Class(cls_[n]).bank) g_.AddEdge(n, m);
   };
   for (Value x : sets_.LiveOut(b)) edge(x);
   const InstData& d = f_.inst(branch);
