@@ -9,7 +9,6 @@ void InterferenceGraph::Reset(int num_nodes, int64_t matrix_max_bytes) {
   dead_.assign(num_nodes, 0);
   degree_.assign(num_nodes, 0);
   edges_ = 0;
-  bounded_ = false;
   const size_t words = (static_cast<size_t>(num_nodes) + 63) / 64;
   words_ = num_nodes > 0 && static_cast<int64_t>(words * num_nodes * 8) <= matrix_max_bytes ? words : 0;
   matrix_.assign(words_ * num_nodes, 0);
@@ -21,19 +20,6 @@ void InterferenceGraph::Reset(int num_nodes, int64_t matrix_max_bytes) {
   }
   if (static_cast<int>(sparse_.size()) < num_nodes) sparse_.resize(num_nodes);
   for (int n = 0; n < num_nodes; ++n) sparse_[n].clear();
-}
-
-void InterferenceGraph::Finish() {
-  if (words_ == 0) return;
-  for (int n = 0; n < num_nodes_; ++n) {
-    const uint64_t* row = &matrix_[n * words_];
-    uint32_t lo = 0, hi = static_cast<uint32_t>(words_);
-    while (lo < hi && row[lo] == 0) ++lo;
-    while (hi > lo && row[hi - 1] == 0) --hi;
-    lo_[n] = lo < hi ? lo : static_cast<uint32_t>(words_);
-    hi_[n] = lo < hi ? hi : 0;
-  }
-  bounded_ = true;
 }
 
 namespace {

@@ -56,9 +56,10 @@ class InterferenceGraph {
   // ascending, but `skip` (before Finish or after). The same as AddEdge for
   // each, but a sparse row takes them in one ordered pass.
   void AddEdges(uint32_t a, const uint32_t* begin, const uint32_t* end, uint32_t skip);
-  // Ends the build (sparse rows are kept sorted; matrix rows get the bounds of
-  // their nonzero words, which walks keep to). Edges may still be added.
-  void Finish();
+  // Ends the build. Edges may still be added. (Sparse rows are kept sorted
+  // and matrix rows the bounds of their nonzero words, which walks keep to,
+  // as bits are set: nothing is left to do.)
+  void Finish() {}
 
   int num_nodes() const { return num_nodes_; }
   // Whether the rows are a bit matrix (else sparse rows).
@@ -151,10 +152,8 @@ class InterferenceGraph {
     if (word & bit) return false;
     word |= bit;
     ++degree_[a];
-    if (bounded_) {  // after Finish; the build's bits are bounded there at once
-      lo_[a] = std::min(lo_[a], k);
-      hi_[a] = std::max(hi_[a], k + 1);
-    }
+    lo_[a] = std::min(lo_[a], k);
+    hi_[a] = std::max(hi_[a], k + 1);
     return true;
   }
   bool SetSparseBit(uint32_t a, uint32_t b);
@@ -167,7 +166,6 @@ class InterferenceGraph {
   size_t words_ = 0;  // per matrix row; 0: sparse rows
   std::vector<uint64_t> matrix_;
   std::vector<uint32_t> lo_, hi_;  // matrix rows: the words [lo, hi) hold every bit (walks skip the rest)
-  bool bounded_ = false;           // lo_ and hi_ are kept (from Finish on)
   std::vector<std::vector<Word>> sparse_;
   std::vector<int32_t> degree_;
   std::vector<uint8_t> dead_;  // merged into another node
