@@ -42,7 +42,7 @@ void Coalescer::StartRound() {
   const Function& f = *f_;
   const size_t n = f.num_values();
   num_.Compute(f);
-  ranges_.Compute(f, *sets_, num_);
+  ranges_.Compute(f, *sets_, num_, LiveRanges::Events::kSkip);  // only Overlaps is asked
   preorder_.assign(f.num_blocks(), 0);
   parent_.resize(n);
   if (members_.size() < n) members_.resize(n);

@@ -15,7 +15,8 @@ ProgramPoint PointOf(const InstNumbering& num, Inst i, const Operand& op) {
 
 }  // namespace
 
-void LiveRanges::Compute(const Function& func, const LiveSets& sets, const InstNumbering& num) {
+void LiveRanges::Compute(const Function& func, const LiveSets& sets, const InstNumbering& num, Events events) {
+  const bool with_events = events == Events::kBuild;
   def_.assign(func.num_values(), Interval());
   has_def_.assign(func.num_values(), 0);
   live_in_start_.assign(func.num_values() + 1, 0);
@@ -63,12 +64,12 @@ void LiveRanges::Compute(const Function& func, const LiveSets& sets, const InstN
     def_[v.index()] = Interval{p, e == kNone ? p : ProgramPoint::FromBits(e)};
     has_def_[v.index()] = 1;
     end[v.index()] = kNone;
-    begins_.push_back(LiveEvent{v, inst, block});
+    if (with_events) begins_.push_back(LiveEvent{v, inst, block});
   };
   auto use = [&](Value v, ProgramPoint p) {
     if (end[v.index()] == kNone) {
       end[v.index()] = p.bits();
-      ends_.push_back(LiveEvent{v, inst, block});
+      if (with_events) ends_.push_back(LiveEvent{v, inst, block});
     }
   };
   for (Block b : func.layout()) {

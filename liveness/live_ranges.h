@@ -57,8 +57,13 @@ class LiveRanges {
   LiveRanges(const Function& func, const LiveSets& sets, const InstNumbering& numbering) {
     Compute(func, sets, numbering);
   }
+  // What Compute builds: the intervals always; the per-block LiveBegin /
+  // LiveEnd lists on request (a caller asking only Covers and Overlaps, such as
+  // the coalescer, saves their bucketing).
+  enum class Events : uint8_t { kBuild, kSkip };
   // Recomputes, reusing this object's storage (see LiveSets::Compute).
-  void Compute(const Function& func, const LiveSets& sets, const InstNumbering& numbering);
+  void Compute(const Function& func, const LiveSets& sets, const InstNumbering& numbering,
+               Events events = Events::kBuild);
 
   bool HasRange(Value v) const { return has_def_[v.index()] != 0; }
   // Precondition: HasRange(v).
@@ -68,7 +73,8 @@ class LiveRanges {
     return absl::MakeConstSpan(live_in_items_.data() + live_in_start_[v.index()], live_in_count_[v.index()]);
   }
   // Definitions in `b` (LiveBegin) and last uses of values not live out of `b`
-  // (LiveEnd), in reverse instruction order.
+  // (LiveEnd), in reverse instruction order. Empty after Compute with
+  // Events::kSkip.
   absl::Span<const LiveEvent> LiveBegin(Block b) const { return live_begin_.Row(b.index()); }
   absl::Span<const LiveEvent> LiveEnd(Block b) const { return live_end_.Row(b.index()); }
   // Is `v` live at `p`?

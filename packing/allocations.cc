@@ -200,7 +200,7 @@ absl::Status BuildPackingProblem(const Function& func, const Target& target, con
   LiveSets& sets = p.sets_;
   LiveRanges& ranges = p.ranges_;
   sets.Compute(func);
-  ranges.Compute(func, sets, numbering);
+  ranges.Compute(func, sets, numbering, LiveRanges::Events::kSkip);  // intervals only
   const int num_blocks = func.num_blocks();
   const int num_values = func.num_values();
 
