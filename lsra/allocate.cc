@@ -185,6 +185,7 @@ class Allocator {
   }
   mutable std::vector<size_t> cursor_;
   mutable std::vector<uint32_t> cursor_pos_;
+  std::vector<uint8_t> has_fixed_;  // by value: it has a fixed reference (OwnBlockEnd searches only those)
 
   // The next position at or after `p` where `r` is blocked for piece `c` (p
   // itself when blocked there): the blocks its own fixed references put on `r`
@@ -207,6 +208,7 @@ class Allocator {
   // Early use at p [p - 1, p + 1), a Late use [p - 3, p + 1): references within
   // [at - 1, at + 3].
   uint32_t OwnBlockEnd(const LsraChild& c, PReg r, uint32_t at) const {
+    if (!has_fixed_[c.value.index()]) return at;  // most values: no search
     absl::Span<const RefPosition> refs = b_->Refs(c.value);
     uint32_t lo = at == 0 ? 0 : at - 1;
     auto it = std::lower_bound(refs.begin(), refs.end(), lo, [](const RefPosition& x, uint32_t q) { return x.pos < q; });
@@ -883,6 +885,11 @@ absl::Status Allocator::Run(LsraAllocStats& stats) {
   }
   reg_stamp_.assign(t_->num_regs(), 0);
   value_stamp_.assign(b_->num_values(), 0);
+  has_fixed_.assign(b_->num_values(), 0);
+  for (int v = 0; v < b_->num_values(); ++v) {
+    if (!b_->HasInterval(Value(v))) continue;
+    for (const RefPosition& r : b_->Refs(Value(v))) has_fixed_[v] |= r.need == RefNeed::kFixed;
+  }
   seed_stamp_ = 0;
   for (int v = 0; v < b_->num_values(); ++v) {
     if (!b_->HasInterval(Value(v))) continue;
