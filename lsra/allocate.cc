@@ -430,12 +430,12 @@ bool Allocator::TryAllocateFreeReg(uint32_t id, uint32_t pos, std::optional<PReg
   const std::vector<PReg>& order = orders_[cls.index()];
   for (PReg r : order) free_until_[r.index()] = NextBlockedFor(c, r, pos);
   for (uint32_t a : active_) {
-    for (PReg r : t_->Aliases((*ch_)[a].loc.reg())) free_until_[r.index()] = 0;
+    for (PReg r : t_->AliasList((*ch_)[a].loc.reg())) free_until_[r.index()] = 0;
   }
   for (uint32_t a : inactive_) {
     uint32_t x = NextIntersection((*ch_)[a], c, pos);
     if (x == kNever) continue;
-    for (PReg r : t_->Aliases((*ch_)[a].loc.reg())) free_until_[r.index()] = std::min(free_until_[r.index()], x);
+    for (PReg r : t_->AliasList((*ch_)[a].loc.reg())) free_until_[r.index()] = std::min(free_until_[r.index()], x);
   }
   uint32_t end = End(c);
   PReg best;
@@ -476,7 +476,7 @@ PReg Allocator::SelectFree(uint32_t id, uint32_t pos, const std::vector<PReg>& o
   if (cand_.size() <= 1) return cand_.empty() ? PReg() : cand_.front();
   ++stamp_;
   for (uint32_t a : inactive_) {
-    for (PReg r : t_->Aliases((*ch_)[a].loc.reg())) held_[r.index()] = stamp_;
+    for (PReg r : t_->AliasList((*ch_)[a].loc.reg())) held_[r.index()] = stamp_;
   }
   // As in RyuJIT, a piece that lives across a call prefers only registers the
   // call preserves.
@@ -532,12 +532,12 @@ absl::Status Allocator::AllocateBlockedReg(uint32_t id, uint32_t pos, std::optio
   for (PReg r : order) next_use_[r.index()] = NextBlockedFor(c, r, pos);
   for (uint32_t a : active_) {
     uint32_t u = NextRegUse((*ch_)[a], gap);
-    for (PReg r : t_->Aliases((*ch_)[a].loc.reg())) next_use_[r.index()] = std::min(next_use_[r.index()], u);
+    for (PReg r : t_->AliasList((*ch_)[a].loc.reg())) next_use_[r.index()] = std::min(next_use_[r.index()], u);
   }
   for (uint32_t a : inactive_) {
     if (NextIntersection((*ch_)[a], c, pos) == kNever) continue;
     uint32_t u = NextRegUse((*ch_)[a], gap);
-    for (PReg r : t_->Aliases((*ch_)[a].loc.reg())) next_use_[r.index()] = std::min(next_use_[r.index()], u);
+    for (PReg r : t_->AliasList((*ch_)[a].loc.reg())) next_use_[r.index()] = std::min(next_use_[r.index()], u);
   }
   PReg best;
   uint32_t first = NextRegUse(c, pos);
@@ -722,7 +722,7 @@ void Allocator::SecondChance(LsraAllocStats& stats) {
   auto is_free = [&](PReg reg, const LsraChild& c) {
     if (NextBlockedFor(c, reg, Start(c)) < End(c)) return false;
     bool free = true;
-    for (PReg a : t_->Aliases(reg)) {
+    for (PReg a : t_->AliasList(reg)) {
       const absl::btree_map<uint32_t, uint32_t>& m = busy[a.index()];
       ranges_of(c, [&](uint32_t from, uint32_t to) {
         auto it = m.lower_bound(to);
@@ -842,7 +842,7 @@ bool Allocator::SeedBlock(Block b) {
     if (m.piece < event_.size()) event_[m.piece] = std::min(event_[m.piece], p);
     hint_[tail] = m.reg;
     Push(tail);
-    for (PReg r : t_->Aliases(m.reg)) reg_stamp_[r.index()] = seed_stamp_;
+    for (PReg r : t_->AliasList(m.reg)) reg_stamp_[r.index()] = seed_stamp_;
     ++seeded_;
     added = true;
   }

@@ -178,6 +178,12 @@ class Target {
   // Looks a register up by its name without the '%' sigil.
   std::optional<PReg> FindReg(absl::string_view name) const;
   const RegSet& Aliases(PReg r) const { return regs_[r.index()].aliases; }
+  // The same registers as a list in increasing order (a hot loop over a few
+  // aliases reads them without scanning the set's words).
+  absl::Span<const PReg> AliasList(PReg r) const {
+    return absl::MakeConstSpan(alias_list_.data() + alias_start_[r.index()],
+                               alias_start_[r.index() + 1] - alias_start_[r.index()]);
+  }
   bool RegsAlias(PReg a, PReg b) const { return regs_[a.index()].aliases.Contains(b); }
   const UnitSet& Units(PReg r) const { return regs_[r.index()].units; }
   int num_units() const { return num_units_; }
@@ -228,6 +234,8 @@ class Target {
   std::string name_;
   Isa isa_ = Isa::kOther;
   std::vector<RegInfo> regs_;
+  std::vector<PReg> alias_list_;       // every register's aliases, by register
+  std::vector<uint32_t> alias_start_;  // register r's in [alias_start_[r], alias_start_[r + 1])
   absl::flat_hash_map<std::string, PReg> by_name_;
   int num_units_ = 0;
   RegSet reserved_;

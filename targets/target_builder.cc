@@ -101,6 +101,11 @@ absl::StatusOr<Target> TargetBuilder::Build() && {
       if (a.units.Intersects(t.regs_[j].units)) a.aliases.Insert(PReg(static_cast<uint32_t>(j)));
     }
   }
+  t.alias_start_.assign(1, 0);
+  for (const RegInfo& a : t.regs_) {
+    for (PReg x : a.aliases) t.alias_list_.push_back(x);
+    t.alias_start_.push_back(static_cast<uint32_t>(t.alias_list_.size()));
+  }
 
   for (PReg r : reserved_roots_) t.reserved_ |= t.Aliases(r);
 
