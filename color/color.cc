@@ -230,11 +230,14 @@ void ColorWalk::Prepass(const LiveSets& sets) {
       }
       RegSet pinned = model_.Pinned(f_, i);
       if (!pinned.Empty()) {
-        for (Value v : live_.values()) {
-          bool defined = false;
-          for (const Operand& op : ops) defined |= op.IsDef() && op.value() == v;
-          if (!defined) avoid_[v.index()] |= pinned;
+        // Every value live across i avoids them; i's own defs (live below i
+        // too) do not: their sets are put back after the sweep.
+        absl::InlinedVector<std::pair<Value, RegSet>, 2> defs;
+        for (const Operand& op : ops) {
+          if (op.IsDef() && live_.IsLive(op.value())) defs.push_back({op.value(), avoid_[op.value().index()]});
         }
+        for (Value v : live_.values()) avoid_[v.index()] |= pinned;
+        for (const auto& [v, before] : defs) avoid_[v.index()] = before;
       }
       uint32_t begin = static_cast<uint32_t>(dies_.size());
       for (const Operand& op : ops) {
