@@ -91,6 +91,13 @@ struct Buffers {
   std::vector<uint32_t> color_by_score;
   std::vector<double> color_score;
   std::vector<uint8_t> color_colored;
+  std::vector<std::pair<uint32_t, uint32_t>> color_copy_pairs;  // (node, partner), both ways
+  std::vector<uint32_t> color_copy_pairs_at;
+  std::vector<double> color_bias;
+  std::vector<PReg> color_bias_touched;
+  std::vector<double> color_copy_weight;
+  std::vector<uint32_t> color_partner_start;
+  std::vector<std::pair<uint32_t, double>> color_partners;       // by node: (partner, weight)
   std::vector<uint8_t> spill_everywhere_is_spilled;
   std::vector<StackSlot> spill_everywhere_slot_of;
   std::vector<int> spill_everywhere_size_of;
@@ -247,6 +254,10 @@ class Chaitin {
     return cover_[cls_[n].index() * t_.num_classes() + cls_[m].index()];
   }
   absl::Status Color(std::vector<uint32_t>& spilled);
+  // The copy partners of each node (buf_.color_partner_start/color_partners):
+  // the other side of each copy between two nodes and of each edge's
+  // argument and parameter left apart, weighted by block frequency.
+  void CopyPartners();
   // The values of node `n`, for messages and dumps.
   std::string Members(uint32_t n) {
     std::string out;
@@ -1106,6 +1117,51 @@ void Chaitin::ConservativeCoalesce() {
   }
 }
 
+void Chaitin::CopyPartners() {
+  std::vector<std::pair<uint32_t, uint32_t>>& pairs = buf_.color_copy_pairs;
+  std::vector<double>& weight = buf_.color_copy_weight;
+  pairs.clear();
+  weight.clear();
+  auto pair = [&](Value a, Value b, double w) {
+    if (a.index() >= node_of_.size() || b.index() >= node_of_.size()) return;
+    const uint32_t x = NodeOf(a), y = NodeOf(b);
+    if (x == kNoNode || y == kNoNode || x == y) return;
+    pairs.push_back({x, y});
+    pairs.push_back({y, x});
+    weight.push_back(w);
+    weight.push_back(w);
+  };
+  const ControlFlowGraph& cfg = analyses_.cfg;
+  for (Block b : f_.layout()) {
+    const double w = static_cast<double>(weight_[b.index()]);
+    for (Inst i : f_.block(b).insts) {
+      absl::Span<const Operand> ops = f_.operands(i);
+      if (f_.inst(i).opcode == Opcode::kCopy && ops.size() == 2 && ops[0].IsDef() && ops[1].IsUse()) {
+        pair(ops[0].value(), ops[1].value(), w);
+      }
+    }
+    if (b == f_.entry()) continue;
+    const std::vector<Operand>& params = f_.block(b).params;
+    for (const Edge& e : cfg.preds(b)) {
+      absl::Span<const Operand> ops = f_.operands(e.branch);
+      const size_t first = f_.inst(e.branch).targets[e.target].first_arg;
+      for (size_t k = 0; k < params.size() && first + k < ops.size(); ++k) {
+        pair(params[k].value(), ops[first + k].value(), static_cast<double>(weight_[e.from.index()]));
+      }
+    }
+  }
+  const size_t nn = cls_.size();
+  std::vector<uint32_t>& start = buf_.color_partner_start;
+  start.assign(nn + 1, 0);
+  for (const auto& [x, y] : pairs) ++start[x + 1];
+  for (size_t n = 1; n <= nn; ++n) start[n] += start[n - 1];
+  std::vector<std::pair<uint32_t, double>>& partners = buf_.color_partners;
+  partners.resize(pairs.size());
+  std::vector<uint32_t>& at = buf_.color_copy_pairs_at;
+  at.assign(start.begin(), start.end() - 1);
+  for (size_t k = 0; k < pairs.size(); ++k) partners[at[pairs[k].first]++] = {pairs[k].second, weight[k]};
+}
+
 // Step 6: simplify (Briggs or Chaitin) and select.
 absl::Status Chaitin::Color(std::vector<uint32_t>& spilled) {
   const uint32_t nn = static_cast<uint32_t>(cls_.size());
@@ -1209,6 +1265,16 @@ absl::Status Chaitin::Color(std::vector<uint32_t>& spilled) {
                                 t_.RegName(color_[clash]), " interfere: {", Members(n), "} and {", Members(clash), "}"));
     }
   }
+  if (o_.bias) {
+    CopyPartners();
+  } else {
+    buf_.color_partner_start.assign(cls_.size() + 1, 0);
+  }
+  const std::vector<uint32_t>& partner_start = buf_.color_partner_start;
+  const std::vector<std::pair<uint32_t, double>>& partners = buf_.color_partners;
+  std::vector<double>& bias = buf_.color_bias;  // by register: its colored partners' weight
+  bias.assign(t_.num_regs(), 0.0);
+  std::vector<PReg>& touched = buf_.color_bias_touched;
   for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
     uint32_t n = *it;
     UnitSet taken;
@@ -1216,7 +1282,30 @@ absl::Status Chaitin::Color(std::vector<uint32_t>& spilled) {
       if (colored[m]) taken |= t_.Units(color_[m]);
     });
     PReg pick;
+    // Biased coloring (C2's copy bias): the register of a colored partner
+    // (a copy's other side, an edge's argument or parameter, a fixed
+    // register a constraint copy reads or writes) where it is free, the
+    // heaviest by its copies' block frequencies; then the allocation order.
+    touched.clear();
+    for (uint32_t k = partner_start[n]; k < partner_start[n + 1]; ++k) {
+      uint32_t m = partners[k].first;
+      while (alias_[m] != m) m = alias_[m];
+      if (!colored[m] || m == n) continue;
+      const PReg r = color_[m];
+      if (!mask_[n].Contains(r) || taken.Intersects(t_.Units(r))) continue;
+      if (bias[r.index()] == 0) touched.push_back(r);
+      bias[r.index()] += partners[k].second;
+    }
+    double best = 0;
+    for (PReg r : touched) {
+      if (bias[r.index()] > best) {
+        best = bias[r.index()];
+        pick = r;
+      }
+      bias[r.index()] = 0;
+    }
     for (PReg r : t_.Class(cls_[n]).allocation_order) {
+      if (pick.IsValid()) break;
       if (mask_[n].Contains(r) && !taken.Intersects(t_.Units(r))) {
         pick = r;
         break;

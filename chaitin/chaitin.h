@@ -43,8 +43,10 @@
 //     weighted by how many of this range's registers one of theirs can cover:
 //     x86 ax covers al and ah, ARMv7 q covers two d and four s) are removed
 //     first; when none is left, the lowest C2 score() goes optimistically
-//     (pessimistic: Chaitin's, spilled at once). Select gives each the first
-//     register of its mask free of its colored neighbours' units.
+//     (pessimistic: Chaitin's, spilled at once). Select gives each a register
+//     of its mask free of its colored neighbours' units: a colored copy
+//     partner's where it can (ChaitinOptions::bias), else the first in the
+//     allocation order.
 //  7. Spill everywhere (Chaitin's original; with ChaitinOptions::split, C2's
 //     splitting at high-pressure boundaries and around low-pressure loops, see
 //     there):
@@ -89,6 +91,13 @@ struct ChaitinOptions {
   // still find a register in select. Off: Chaitin's pessimistic simplify spills
   // it at once.
   bool optimistic = true;
+  // Biased coloring (C2's copy bias): select gives a live range the register
+  // of a colored copy partner where it is free, the one whose copies (a copy
+  // between the two, an edge's argument and parameter left apart, a constraint
+  // copy to or from a fixed register) weigh most by block frequency, so that
+  // the copy moves nothing. Off: the first free register of the allocation
+  // order.
+  bool bias = true;
   // C2's splitting at the boundaries of high-pressure regions (instructions
   // where more of a bank's values live at once than it has registers): a
   // spilled live range keeps its register through its defining block where the

@@ -391,6 +391,9 @@ void RegisterChaitinPhases(PhaseRegistry& r) {
       PhaseOption::Bool("conservative", d.conservative, "Briggs's conservative coalescing of copies (George's for fixed registers)"),
       PhaseOption::Bool("optimistic", d.optimistic,
                         "Briggs's optimistic simplify (off: Chaitin's, spilling a blocked live range at once)"),
+      PhaseOption::Bool("bias", d.bias,
+                        "biased coloring: a live range takes a copy partner's register where it is free (off: the "
+                        "first free register)"),
       PhaseOption::Bool("split", d.split,
                         "C2's splitting at high-pressure boundaries and around low-pressure loops (off: Chaitin's "
                         "spill everywhere)"),
@@ -398,6 +401,7 @@ void RegisterChaitinPhases(PhaseRegistry& r) {
   auto set_coloring = [](const PhaseArgs& a, ChaitinOptions& o) {
     o.conservative = a.Flag("conservative");
     o.optimistic = a.Flag("optimistic");
+    o.bias = a.Flag("bias");
     o.split = a.Flag("split");
   };
   Phase whole{"chaitin_allocate",
