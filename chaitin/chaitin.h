@@ -57,8 +57,12 @@
 //     a new `const` made just before it (the slot serves the other uses). The new
 //     pieces span one instruction and score infinite (area 0), so the next
 //     round cannot spill them again; rounds repeat until nothing spills.
-//  8. Locations on every operand and parameter, the frame's saved registers,
-//     then block parameters lowered to moves (ssa/lower_params.h).
+//  8. Locations on every operand and parameter, the frame's saved registers.
+//     Within each block, a reload or copy into a register that already holds
+//     the same bits (nothing wrote it since a reload or copy of the same value
+//     filled it) becomes a copy of that register into itself, which moves
+//     nothing (C2's post_allocate_copy_removal; ChaitinStats::elided). Then
+//     block parameters are lowered to moves (ssa/lower_params.h).
 //
 // Preconditions: `func` is legalized for `target`, verified, in SSA form.
 // Errors: FailedPrecondition on an allocated function; Internal (naming the
@@ -144,6 +148,7 @@ struct ChaitinStats {
   int remats = 0;               // constants made again at a use instead of reloaded
   int loop_reloads = 0;         // reloads (or constants) made once before a low-pressure loop for its uses
   int remat_args = 0;           // constant branch arguments made again before the branch
+  int elided = 0;               // reloads and copies into a register already holding their bits (now free)
   int64_t graph_bytes = 0;      // the largest graph's adjacency storage
   LowerParamsStats lower;
   std::string printed;          // with ChaitinOptions::dump

@@ -440,6 +440,36 @@ TEST(ChaitinTest, ASplitPieceServesTheUsesBetweenTwoHighPressureRegions) {
   }
 }
 
+// C2's post_allocate_copy_removal within a block: spilled everywhere, the
+// address of three stores after a 40-value region is reloaded for each; the
+// second reload lands in the register the first one filled, which nothing
+// wrote since, so it becomes a copy of that register into itself (free).
+TEST(ChaitinTest, AReloadIntoARegisterHoldingItsValueMovesNothing) {
+  for (const char* target : {"x86_64", "aarch64", "armv7"}) {
+    const std::string ptr = std::string(target) == "armv7" ? "i32" : "i64";
+    std::string text = absl::StrCat("function %twice(", ptr, ", i32) -> i32 {\nblock0(v0: ", ptr, ", v1: i32):\n");
+    absl::StrAppend(&text, "    v10 = add v1, v1\n");
+    for (int k = 11; k < 50; ++k) absl::StrAppend(&text, "    v", k, " = add v", k - 1, ", v1\n");
+    absl::StrAppend(&text, "    v50 = add v10, v11\n");
+    for (int k = 2; k < 40; ++k) absl::StrAppend(&text, "    v", 49 + k, " = add v", 48 + k, ", v", 10 + k, "\n");
+    absl::StrAppend(&text, "    store v88, v0, 8\n    store v87, v0, 16\n    store v86, v0, 24\n    ret v88\n}\n");
+    ChaitinOptions everywhere;
+    everywhere.split = false;
+    ChaitinRun run = Allocate(text, T(target), everywhere);
+    ASSERT_TRUE(run.ok) << target;
+    EXPECT_GT(run.stats.elided, 0) << target;
+    // The line before the second store: a copy within one register.
+    const size_t at = run.printed.find("    store v87");
+    ASSERT_NE(at, std::string::npos) << run.printed;
+    const size_t begin = run.printed.rfind('\n', at - 2) + 1;
+    const std::string before = run.printed.substr(begin, at - begin);
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(before, m, std::regex(R"(\[%(\w+)\] = copy v\d+\[%(\w+)\])")))
+        << target << ": " << before << run.printed;
+    EXPECT_EQ(m[1], m[2]) << target << ": " << before;
+  }
+}
+
 // C2's insert_copies for a constant: the step (v1) is an argument on the entry
 // edge and is read in the loop too, so it interferes with the counter (v3) and
 // cannot coalesce with it. Instead of an edge move out of v1's register, the

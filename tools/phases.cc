@@ -378,6 +378,7 @@ void ReportChaitin(PhaseContext& c, const ChaitinStats& s, bool coloring) {
   c.stat("spills", s.spills);
   c.stat("reloads", s.reloads);
   c.stat("remats", s.remats);
+  c.stat("elided", s.elided);
   c.stat("loop_reloads", s.loop_reloads);
   c.stat("edge_moves", s.lower.moves);
 }
