@@ -94,6 +94,8 @@ struct Buffers {
   std::vector<std::pair<uint32_t, uint32_t>> color_copy_pairs;  // (node, partner), both ways
   std::vector<uint32_t> color_copy_pairs_at;
   std::vector<double> color_bias;
+  std::vector<Value> color_last_in_slot;  // by slot value, within a block
+  std::vector<Value> color_slots_touched;
   std::vector<PReg> color_bias_touched;
   std::vector<double> color_copy_weight;
   std::vector<uint32_t> color_partner_start;
@@ -1143,14 +1145,30 @@ void Chaitin::CopyPartners() {
     weight.push_back(w);
   };
   const ControlFlowGraph& cfg = analyses_.cfg;
+  // Within a block, a reload of a slot and the value that last held the
+  // slot's bits there (the stored value, or the previous reload): in one
+  // register, the later reload moves nothing (ElideMoves).
+  std::vector<Value>& last = buf_.color_last_in_slot;
+  if (last.size() < static_cast<size_t>(f_.num_values())) last.resize(f_.num_values());
+  std::vector<Value>& touched = buf_.color_slots_touched;
   for (Block b : f_.layout()) {
     const double w = static_cast<double>(weight_[b.index()]);
     for (Inst i : f_.block(b).insts) {
       absl::Span<const Operand> ops = f_.operands(i);
-      if (f_.inst(i).opcode == Opcode::kCopy && ops.size() == 2 && ops[0].IsDef() && ops[1].IsUse()) {
+      if (ops.size() != 2 || !ops[0].IsDef() || !ops[1].IsUse()) continue;
+      const Opcode op = f_.inst(i).opcode;
+      if (op == Opcode::kCopy) {
         pair(ops[0].value(), ops[1].value(), w);
+      } else if (op == Opcode::kSpill || op == Opcode::kReload) {
+        const Value slot = op == Opcode::kSpill ? ops[0].value() : ops[1].value();
+        const Value in_reg = op == Opcode::kSpill ? ops[1].value() : ops[0].value();
+        if (op == Opcode::kReload && last[slot.index()].IsValid()) pair(in_reg, last[slot.index()], w);
+        if (!last[slot.index()].IsValid()) touched.push_back(slot);
+        last[slot.index()] = in_reg;
       }
     }
+    for (Value v : touched) last[v.index()] = Value();
+    touched.clear();
     if (b == f_.entry()) continue;
     const std::vector<Operand>& params = f_.block(b).params;
     for (const Edge& e : cfg.preds(b)) {
