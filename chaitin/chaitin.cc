@@ -11,6 +11,7 @@
 #include "base/status_macros.h"
 #include "base/warm_buffers.h"
 #include "ssa/cfg.h"
+#include "ssa/elide_moves.h"
 #include "ssa/printer.h"
 
 namespace regalloc {
@@ -110,12 +111,7 @@ struct Buffers {
   std::vector<Block> spill_everywhere_keep_in;
   std::vector<Inst> spill_everywhere_dead;
   std::vector<uint32_t> finish_spilled;
-  std::vector<Inst> elide_def;          // by value: its defining instruction
-  std::vector<uint32_t> elide_root;     // by value: the value whose bits it holds (through copies, spills, reloads)
-  std::vector<uint32_t> elide_stamp;    // by register: the block whose walk wrote it
-  std::vector<uint32_t> elide_holds;    // by register: the root of its bits
-  std::vector<Value> elide_holder;      // by register: the value defined into it
-  std::vector<uint32_t> elide_chain;
+  MoveElider elider;
 };
 
 class Chaitin {
@@ -278,11 +274,6 @@ class Chaitin {
   }
   absl::Status SpillEverywhere(const std::vector<uint32_t>& spilled);
   absl::Status Assign();
-  // After Assign: a reload or copy into a register that already holds the
-  // same bits (C2's post_allocate_copy_removal, within a block) reads them
-  // where they are instead: it becomes a copy of the register's holder into
-  // itself, which moves nothing.
-  void ElideMoves();
   void PrintRound(const std::vector<uint32_t>& spilled);
 
   Function& f_;
@@ -1516,83 +1507,6 @@ absl::Status Chaitin::Assign() {
   return absl::OkStatus();
 }
 
-void Chaitin::ElideMoves() {
-  const uint32_t nv = static_cast<uint32_t>(f_.num_values());
-  std::vector<Inst>& def = buf_.elide_def;
-  def.assign(nv, Inst());
-  for (Block b : f_.layout()) {
-    for (Inst i : f_.block(b).insts) {
-      for (const Operand& op : f_.operands(i)) {
-        if (op.IsDef()) def[op.value().index()] = i;
-      }
-    }
-  }
-  auto moves_bits = [&](Inst i) {
-    const Opcode op = f_.inst(i).opcode;
-    absl::Span<const Operand> ops = f_.operands(i);
-    return (op == Opcode::kCopy || op == Opcode::kReload || op == Opcode::kSpill || op == Opcode::kMove) &&
-           ops.size() == 2 && ops[0].IsDef() && ops[1].IsUse();
-  };
-  std::vector<uint32_t>& root = buf_.elide_root;
-  root.assign(nv, kNoNode);
-  std::vector<uint32_t>& chain = buf_.elide_chain;
-  auto root_of = [&](Value v) {
-    chain.clear();
-    uint32_t x = v.index();
-    while (root[x] == kNoNode && def[x].IsValid() && moves_bits(def[x])) {
-      chain.push_back(x);
-      x = f_.operands(def[x])[1].value().index();
-    }
-    const uint32_t r = root[x] == kNoNode ? x : root[x];
-    root[x] = r;
-    for (uint32_t c : chain) root[c] = r;
-    return r;
-  };
-  const int nr = t_.num_regs();
-  std::vector<uint32_t>& stamp = buf_.elide_stamp;
-  stamp.assign(nr, 0);
-  std::vector<uint32_t>& holds = buf_.elide_holds;
-  holds.assign(nr, kNoNode);
-  std::vector<Value>& holder = buf_.elide_holder;
-  holder.assign(nr, Value());
-  uint32_t block_stamp = 0;
-  auto write = [&](PReg r, Value v) {
-    for (PReg a : t_.AliasList(r)) stamp[a.index()] = 0;
-    stamp[r.index()] = block_stamp;
-    holds[r.index()] = root_of(v);
-    holder[r.index()] = v;
-  };
-  for (Block b : f_.layout()) {
-    ++block_stamp;
-    for (const Operand& p : f_.block(b).params) {
-      if (p.location().IsReg()) write(p.location().reg(), p.value());
-    }
-    for (Inst i : f_.block(b).insts) {
-      absl::Span<Operand> ops = f_.operands(i);
-      const Opcode opcode = f_.inst(i).opcode;
-      if ((opcode == Opcode::kCopy || opcode == Opcode::kReload) && moves_bits(i) && ops[0].location().IsReg() &&
-          ops[1].location() != ops[0].location()) {
-        const PReg r = ops[0].location().reg();
-        const Value h = holder[r.index()];
-        if (stamp[r.index()] == block_stamp && holds[r.index()] == root_of(ops[1].value()) &&
-            f_.value_type(h) == f_.value_type(ops[0].value())) {
-          f_.inst(i).opcode = Opcode::kCopy;
-          ops[1] = Operand::Use(h).WithLocation(Location::Reg(r));
-          ++stats_.elided;
-        }
-      }
-      if (f_.inst(i).clobbers >= 0) {
-        for (PReg r : f_.clobber_set(f_.inst(i).clobbers)) {
-          for (PReg a : t_.AliasList(r)) stamp[a.index()] = 0;
-        }
-      }
-      for (const Operand& op : ops) {
-        if (op.IsDef() && op.location().IsReg()) write(op.location().reg(), op.value());
-      }
-    }
-  }
-}
-
 void Chaitin::PrintRound(const std::vector<uint32_t>& spilled) {
   absl::StrAppend(&stats_.printed, "chaitin round ", round_, " of %", f_.name(), ": ", cls_.size(), " live ranges, ",
                   g_.num_edges(), " edges, ", stats_.aggressive, " aggressive and ", stats_.conservative,
@@ -1686,7 +1600,8 @@ absl::Status Chaitin::Finish() {
     RA_RETURN_IF_ERROR(SpillEverywhere(spilled));
   }
   RA_RETURN_IF_ERROR(Assign());
-  ElideMoves();
+  // C2's post_allocate_copy_removal, within blocks (ssa/elide_moves.h).
+  stats_.elided = buf_.elider.Run(f_, t_);
   return absl::OkStatus();
 }
 

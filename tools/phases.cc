@@ -8,6 +8,7 @@
 #include "base/status_macros.h"
 #include "ssa/cfg.h"
 #include "ssa/legalize.h"
+#include "ssa/elide_moves.h"
 #include "ssa/lower_params.h"
 #include "ssa/printer.h"
 #include "ssa/verifier.h"
@@ -52,6 +53,14 @@ void RegisterFoundationPhases(PhaseRegistry& r) {
                      c.stat("swaps", s.swaps);
                      c.stat("edges_split", s.edges_split);
                      c.stat("stack_temps", s.stack_temps);
+                     return absl::OkStatus();
+                   }});
+  r.Register(Phase{"elide_moves",
+                   "after any allocator: a reload, copy or move into a register already holding the same bits "
+                   "(within a block) moves nothing (ssa/elide_moves.h)",
+                   {"locations"}, {}, {},
+                   [](PhaseContext& c) -> absl::Status {
+                     c.stat("elided", ElideRedundantMoves(c.state.function, c.target));
                      return absl::OkStatus();
                    }});
   r.Register(Phase{"print", "print the function as it is now (and its liveness, if computed)", {}, {}, {},

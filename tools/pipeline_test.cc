@@ -344,7 +344,7 @@ TEST(PipelineTest, ConfigurationErrors) {
   PipelineOptions o;
   o.phases = {"verify", "frobnicate"};
   EXPECT_THAT(Pipeline(o).summary.status().message(),
-              HasSubstr("unknown phase 'frobnicate'; available phases: chaitin_allocate, chaitin_coalesce, chaitin_color, check, coalesce, color, interpret, legalize, liveness, "
+              HasSubstr("unknown phase 'frobnicate'; available phases: chaitin_allocate, chaitin_coalesce, chaitin_color, check, coalesce, color, elide_moves, interpret, legalize, liveness, "
                         "lower_params, lsra_allocate, lsra_build, lsra_resolve, packing_allocate, packing_allocations, packing_pack, "
                         "packing_transform, print, reload, spill, "
                         "split_critical_edges, ssa_allocate, stack_alloc, verify"));
