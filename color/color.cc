@@ -38,6 +38,7 @@ struct Colorer::Buffers {
   std::vector<uint16_t> dies_count;
   std::vector<uint16_t> dies_uses;
   std::vector<uint8_t> param_dead;
+  std::vector<std::pair<Value, RegSet>> pinned_defs;  // Prepass: an instruction's live defs and their avoid sets
   LiveWalker live;
 };
 
@@ -232,7 +233,8 @@ void ColorWalk::Prepass(const LiveSets& sets) {
       if (!pinned.Empty()) {
         // Every value live across i avoids them; i's own defs (live below i
         // too) do not: their sets are put back after the sweep.
-        absl::InlinedVector<std::pair<Value, RegSet>, 2> defs;
+        std::vector<std::pair<Value, RegSet>>& defs = b_.pinned_defs;
+        defs.clear();
         for (const Operand& op : ops) {
           if (op.IsDef() && live_.IsLive(op.value())) defs.push_back({op.value(), avoid_[op.value().index()]});
         }
