@@ -93,14 +93,14 @@ struct Buffers {
   std::vector<double> color_score;
   std::vector<uint8_t> color_colored;
   std::vector<std::pair<uint32_t, uint32_t>> color_copy_pairs;  // (node, partner), both ways
+  std::vector<double> color_copy_weight;
   std::vector<uint32_t> color_copy_pairs_at;
-  std::vector<double> color_bias;
   std::vector<Value> color_last_in_slot;  // by slot value, within a block
   std::vector<Value> color_slots_touched;
-  std::vector<PReg> color_bias_touched;
-  std::vector<double> color_copy_weight;
   std::vector<uint32_t> color_partner_start;
   std::vector<std::pair<uint32_t, double>> color_partners;       // by node: (partner, weight)
+  std::vector<double> color_bias;                                // by register
+  std::vector<PReg> color_bias_touched;
   std::vector<uint8_t> spill_everywhere_is_spilled;
   std::vector<StackSlot> spill_everywhere_slot_of;
   std::vector<int> spill_everywhere_size_of;
@@ -259,8 +259,9 @@ class Chaitin {
   }
   absl::Status Color(std::vector<uint32_t>& spilled);
   // The copy partners of each node (buf_.color_partner_start/color_partners):
-  // the other side of each copy between two nodes and of each edge's
-  // argument and parameter left apart, weighted by block frequency.
+  // the other side of each copy between two nodes, of each edge's argument
+  // and parameter left apart, and of each reload and the value that last held
+  // its slot's bits in the block, weighted by block frequency.
   void CopyPartners();
   // The values of node `n`, for messages and dumps.
   std::string Members(uint32_t n) {
@@ -1138,7 +1139,7 @@ void Chaitin::CopyPartners() {
   const ControlFlowGraph& cfg = analyses_.cfg;
   // Within a block, a reload of a slot and the value that last held the
   // slot's bits there (the stored value, or the previous reload): in one
-  // register, the later reload moves nothing (ElideMoves).
+  // register, the later reload moves nothing (the copy removal after Assign).
   std::vector<Value>& last = buf_.color_last_in_slot;
   if (last.size() < static_cast<size_t>(f_.num_values())) last.resize(f_.num_values());
   std::vector<Value>& touched = buf_.color_slots_touched;
@@ -1304,8 +1305,9 @@ absl::Status Chaitin::Color(std::vector<uint32_t>& spilled) {
     PReg pick;
     // Biased coloring (C2's copy bias): the register of a colored partner
     // (a copy's other side, an edge's argument or parameter, a fixed
-    // register a constraint copy reads or writes) where it is free, the
-    // heaviest by its copies' block frequencies; then the allocation order.
+    // register a constraint copy reads or writes, a reload's slot's last
+    // holder) where it is free, the heaviest by its copies' block
+    // frequencies; then the allocation order.
     touched.clear();
     for (uint32_t k = partner_start[n]; k < partner_start[n + 1]; ++k) {
       uint32_t m = partners[k].first;

@@ -1,5 +1,6 @@
 #include <set>
 #include <string>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -27,6 +28,17 @@ TEST_P(EveryTarget, AliasSetsAreSymmetricAndReflexive) {
     PReg a(i);
     EXPECT_TRUE(t.Aliases(a).Contains(a)) << t.RegName(a);
     for (PReg b : t.Aliases(a)) EXPECT_TRUE(t.Aliases(b).Contains(a)) << t.RegName(a) << " " << t.RegName(b);
+  }
+}
+
+// The alias lists hold the alias sets' members, in increasing order.
+TEST_P(EveryTarget, AliasListsAreTheAliasSets) {
+  const Target& t = Get(GetParam());
+  for (int i = 0; i < t.num_regs(); ++i) {
+    std::vector<PReg> from_set;
+    for (PReg a : t.Aliases(PReg(i))) from_set.push_back(a);
+    absl::Span<const PReg> list = t.AliasList(PReg(i));
+    EXPECT_EQ(std::vector<PReg>(list.begin(), list.end()), from_set) << t.RegName(PReg(i));
   }
 }
 
