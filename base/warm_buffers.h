@@ -32,6 +32,13 @@ void ReleaseAfterLargeFunction(int func_insts, Buffers& buffers) {
   if (func_insts > kWarmBufferInsts) buffers = Buffers();
 }
 
+// Empties each buffer, keeping its storage: a phase's walk over a kept
+// Buffers starts every list empty, as in a new object.
+template <typename... Lists>
+void ClearAll(Lists&... lists) {
+  (lists.clear(), ...);
+}
+
 }  // namespace regalloc
 
 #endif  // REGALLOC_BASE_WARM_BUFFERS_H_

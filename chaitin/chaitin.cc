@@ -126,34 +126,9 @@ class Chaitin {
         mask_(b.mask), clobbered_(b.clobbered), cost_(b.cost), area_(b.area), enter_(b.enter),
         precolored_(b.precolored), node_temp_(b.node_temp), color_(b.color), const_def_(b.const_def), cover_(b.cover),
         cover_pre_(b.cover_pre), weight_(b.weight), insts_(b.insts), out_(b.out), analyses_(b.cfg) {
-    parent_.clear();
-    stack_.clear();
-    slot_.clear();
-    temp_.clear();
-    precolor_.clear();
-    remat_.clear();
-    stored_.clear();
-    nosplit_.clear();
-    piece_def_.clear();
-    block_pressure_.clear();
-    hrp_.clear();
-    forced_.clear();
-    node_of_.clear();
-    alias_.clear();
-    simplify_log_.clear();
-    cls_.clear();
-    mask_.clear();
-    clobbered_.clear();
-    cost_.clear();
-    area_.clear();
-    enter_.clear();
-    precolored_.clear();
-    node_temp_.clear();
-    color_.clear();
-    const_def_.clear();
-    cover_.clear();
-    cover_pre_.clear();
-    weight_.clear();
+    ClearAll(parent_, stack_, slot_, temp_, precolor_, remat_, stored_, nosplit_, piece_def_, block_pressure_,
+             hrp_, forced_, node_of_, alias_, simplify_log_, cls_, mask_, clobbered_, cost_, area_, enter_,
+             precolored_, node_temp_, color_, const_def_, cover_, cover_pre_, weight_);
   }
 
   // The first steps (constraints, the first graph, aggressive coalescing),
@@ -750,16 +725,7 @@ absl::Status Chaitin::BuildGraph() {
   node_of_.assign(nv, kNoNode);
   std::vector<uint32_t>& node_of_root = buf_.build_graph_node_of_root;
   node_of_root.assign(nv, kNoNode);
-  cls_.clear();
-  mask_.clear();
-  precolored_.clear();
-  node_temp_.clear();
-  color_.clear();
-  alias_.clear();
-  clobbered_.clear();
-  cost_.clear();
-  area_.clear();
-  enter_.clear();
+  ClearAll(cls_, mask_, precolored_, node_temp_, color_, alias_, clobbered_, cost_, area_, enter_);
   auto add_value = [&](Value v) -> absl::Status {
     if (stack_[v.index()]) return absl::OkStatus();
     uint32_t root = Find(v.index());

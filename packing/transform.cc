@@ -8,6 +8,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
+#include "base/warm_buffers.h"
 #include "ssa/printer.h"
 
 namespace regalloc {
@@ -25,18 +26,8 @@ class Transformer {
       : f_(f), t_(t), p_(p), d_(d), b_(b), held_start_(b.held_start), held_(b.held), last_held_(b.last_held),
         const_def_(b.const_def), needs_home_(b.needs_home), home_(b.home), inits_(b.inits), fetched_(b.fetched),
         ops_(b.ops), before_(b.before), after_(b.after), moves_after_(b.moves_after), insts_(b.insts) {
-    held_start_.clear();
-    held_.clear();
-    last_held_.clear();
-    const_def_.clear();
-    needs_home_.clear();
-    home_.clear();
-    fetched_.clear();
-    ops_.clear();
-    before_.clear();
-    after_.clear();
-    moves_after_.clear();
-    insts_.clear();
+    ClearAll(held_start_, held_, last_held_, const_def_, needs_home_, home_, fetched_, ops_, before_, after_,
+             moves_after_, insts_);
   }
   absl::StatusOr<PackingTransformStats> Run(bool lower);
 
