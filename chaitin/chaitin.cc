@@ -63,7 +63,6 @@ struct Buffers {
   std::vector<PReg> color;
   std::vector<Inst> const_def;
   std::vector<int> cover;
-  std::vector<int> cover_pre;
   std::vector<int64_t> weight;
   std::vector<Inst> insts;
   std::vector<Inst> out;
@@ -86,6 +85,7 @@ struct Buffers {
   std::vector<uint8_t> color_on_low;
   std::vector<int> color_degree;
   std::vector<int> color_k;
+  std::vector<uint32_t> color_key;
   std::vector<uint32_t> color_low;
   std::vector<uint32_t> color_stack;
   std::vector<uint32_t> color_remaining;
@@ -125,10 +125,10 @@ class Chaitin {
         forced_(b.forced), node_of_(b.node_of), alias_(b.alias), simplify_log_(b.simplify_log), cls_(b.cls),
         mask_(b.mask), clobbered_(b.clobbered), cost_(b.cost), area_(b.area), enter_(b.enter),
         precolored_(b.precolored), node_temp_(b.node_temp), color_(b.color), const_def_(b.const_def), cover_(b.cover),
-        cover_pre_(b.cover_pre), weight_(b.weight), insts_(b.insts), out_(b.out), analyses_(b.cfg) {
+        weight_(b.weight), insts_(b.insts), out_(b.out), analyses_(b.cfg) {
     ClearAll(parent_, stack_, slot_, temp_, precolor_, remat_, stored_, nosplit_, piece_def_, block_pressure_,
              hrp_, forced_, node_of_, alias_, simplify_log_, cls_, mask_, clobbered_, cost_, area_, enter_,
-             precolored_, node_temp_, color_, const_def_, cover_, cover_pre_, weight_);
+             precolored_, node_temp_, color_, const_def_, cover_, weight_);
   }
 
   // The first steps (constraints, the first graph, aggressive coalescing),
@@ -228,9 +228,9 @@ class Chaitin {
     return n;
   }
   // How many of `n`'s registers one register of `m` can cover.
-  int Blocks(uint32_t n, uint32_t m) const {
-    if (precolored_[m]) return cover_pre_[cls_[n].index() * t_.num_regs() + color_[m].index()];
-    return cover_[cls_[n].index() * t_.num_classes() + cls_[m].index()];
+  // The key of `cover_` for node n (fixed: its register, else its class).
+  uint32_t CoverKey(uint32_t n) const {
+    return precolored_[n] ? t_.num_classes() + color_[n].index() : cls_[n].index();
   }
   absl::Status Color(std::vector<uint32_t>& spilled);
   // The copy partners of each node (buf_.color_partner_start/color_partners):
@@ -309,8 +309,10 @@ class Chaitin {
   std::vector<PReg>& color_;
   uint32_t spare_nodes_ = 0;         // graph nodes kept for constants made again
   std::vector<Inst>& const_def_;      // first round: each value's defining const, if any
-  std::vector<int>& cover_;           // [class][class]
-  std::vector<int>& cover_pre_;       // [class][register]
+  // How many registers of class A a neighbour can take: [A][key], the key a
+  // class B (a node of B takes at most this many) or num_classes + a register
+  // (a node fixed to it takes this many).
+  std::vector<int>& cover_;
   std::vector<int64_t>& weight_;      // by block
   // A block's instructions being rewritten (a copy) and the new list.
   std::vector<Inst>& insts_;
@@ -1167,6 +1169,12 @@ absl::Status Chaitin::Color(std::vector<uint32_t>& spilled) {
   stack.clear();
   std::vector<uint32_t>& remaining = buf_.color_remaining;
   remaining.clear();
+  // How many registers of n's class a neighbour m takes:
+  // cover_[cls_[n] * keys + key[m]].
+  const uint32_t keys = static_cast<uint32_t>(t_.num_classes() + t_.num_regs());
+  std::vector<uint32_t>& key = buf_.color_key;
+  key.resize(nn);
+  for (uint32_t n = 0; n < nn; ++n) key[n] = CoverKey(n);
   for (uint32_t n = 0; n < nn; ++n) {
     if (alias_[n] != n || precolored_[n]) {
       removed[n] = 1;
@@ -1179,9 +1187,12 @@ absl::Status Chaitin::Color(std::vector<uint32_t>& spilled) {
       spilled.push_back(n);
       continue;
     }
+    const int* cover = &cover_[cls_[n].index() * keys];
+    int d = 0;
     g_.ForEachNeighbor(n, [&](uint32_t m) {
-      if (alias_[m] == m) degree[n] += Blocks(n, m);
+      if (alias_[m] == m) d += cover[key[m]];
     });
+    degree[n] = d;
     remaining.push_back(n);
   }
   for (uint32_t n : remaining) {
@@ -1200,9 +1211,10 @@ absl::Status Chaitin::Color(std::vector<uint32_t>& spilled) {
   auto take = [&](uint32_t n) {
     removed[n] = 1;
     --left;
+    const int* cover = &cover_[key[n]];
     g_.ForEachNeighbor(n, [&](uint32_t m) {
       if (removed[m]) return;
-      degree[m] -= Blocks(m, n);
+      degree[m] -= cover[cls_[m].index() * keys];
       if (!on_low[m] && degree[m] < k[m]) {
         low.push_back(m);
         on_low[m] = 1;
@@ -1502,19 +1514,19 @@ void Chaitin::PrintRound(const std::vector<uint32_t>& spilled) {
 absl::Status Chaitin::Begin() {
   // How many registers of class A one register of class B (or one register r)
   // can cover: the effective degree's weights.
-  const int nc = t_.num_classes(), nr = t_.num_regs();
-  cover_.assign(nc * nc, 0);
-  cover_pre_.assign(nc * nr, 0);
+  const int nc = t_.num_classes(), nr = t_.num_regs(), keys = nc + nr;
+  cover_.assign(nc * keys, 0);
   for (int a = 0; a < nc; ++a) {
+    int* row = &cover_[a * keys];
     for (int r = 0; r < nr; ++r) {
       int c = 0;
       for (PReg x : t_.Class(RegClass(a)).members) c += t_.Units(x).Intersects(t_.Units(PReg(r)));
-      cover_pre_[a * nr + r] = c;
+      row[nc + r] = c;
     }
     for (int b = 0; b < nc; ++b) {
       int worst = 0;
-      for (PReg y : t_.Class(RegClass(b)).members) worst = std::max(worst, cover_pre_[a * nr + y.index()]);
-      cover_[a * nc + b] = worst;
+      for (PReg y : t_.Class(RegClass(b)).members) worst = std::max(worst, row[nc + y.index()]);
+      row[b] = worst;
     }
   }
   RA_RETURN_IF_ERROR(Prepare());

@@ -169,6 +169,32 @@ TEST(InterferenceGraphTest, MatrixAndSparseRowsAgreeThroughMerges) {
   }
 }
 
+// A graph kept between builds (as the allocator keeps it between rounds and
+// functions) starts each build empty, whatever sizes and representations came
+// before: Reset clears only the words earlier rows used.
+TEST(InterferenceGraphTest, ResetLeavesNoEdgesBehind) {
+  InterferenceGraph g;
+  for (int nodes : {300, 130, 700, 64, 500}) {
+    for (int64_t bound : {InterferenceGraph::kMatrixMaxBytes, int64_t{0}}) {
+      g.Reset(nodes, bound);
+      EXPECT_EQ(g.IsMatrix(), bound > 0);
+      for (uint32_t n = 0; n < static_cast<uint32_t>(nodes); ++n) {
+        ASSERT_TRUE(g.Neighbors(n).empty()) << nodes << " nodes, node " << n;
+        ASSERT_EQ(g.Degree(n), 0);
+      }
+      EXPECT_EQ(g.num_edges(), 0);
+      // Rows full at both ends, then a merge (its row cleared on the way).
+      for (uint32_t n = 0; n < static_cast<uint32_t>(nodes); n += 3) {
+        g.AddEdge(n, static_cast<uint32_t>(nodes - 1 - n));
+        g.AddEdge(n, 0);
+      }
+      g.Finish();
+      if (!g.Interferes(1, 2)) g.Merge(1, 2);
+      EXPECT_GT(g.num_edges(), 0);
+    }
+  }
+}
+
 // Both loop parameters coalesce with their arguments on both edges: the loop
 // moves nothing, and its body holds no copy that moves.
 TEST(ChaitinTest, LoopParametersCoalesceWithTheirArguments) {

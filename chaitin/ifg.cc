@@ -9,15 +9,24 @@ void InterferenceGraph::Reset(int num_nodes, int64_t matrix_max_bytes) {
   dead_.assign(num_nodes, 0);
   degree_.assign(num_nodes, 0);
   edges_ = 0;
+  // Every bit of a matrix row lies in its words [lo, hi): clearing those
+  // leaves the whole matrix zero, which a resize keeps (a round's graph
+  // touches a small part of the n² bits).
+  for (size_t n = 0; words_ > 0 && n < lo_.size(); ++n) {
+    std::fill(matrix_.begin() + static_cast<std::ptrdiff_t>(n * words_ + lo_[n]),
+              matrix_.begin() + static_cast<std::ptrdiff_t>(n * words_ + std::max(lo_[n], hi_[n])), 0);
+  }
   const size_t words = (static_cast<size_t>(num_nodes) + 63) / 64;
   words_ = num_nodes > 0 && static_cast<int64_t>(words * num_nodes * 8) <= matrix_max_bytes ? words : 0;
-  matrix_.assign(words_ * num_nodes, 0);
+  matrix_.resize(words_ * num_nodes);
   if (words_ > 0) {
     lo_.assign(num_nodes, static_cast<uint32_t>(words_));
     hi_.assign(num_nodes, 0);
     sparse_.clear();
     return;
   }
+  lo_.clear();
+  hi_.clear();
   if (static_cast<int>(sparse_.size()) < num_nodes) sparse_.resize(num_nodes);
   for (int n = 0; n < num_nodes; ++n) sparse_[n].clear();
 }
@@ -74,9 +83,32 @@ bool InterferenceGraph::SetSparseBit(uint32_t a, uint32_t b) {
 
 void InterferenceGraph::AddEdges(uint32_t a, const uint32_t* begin, const uint32_t* end, uint32_t skip) {
   if (words_ > 0) {
-    for (const uint32_t* b = begin; b != end; ++b) {
-      if (*b != skip) AddEdge(a, *b);
+    // AddEdge for each, with a's row, degree and bounds held in registers.
+    uint64_t* row_a = &matrix_[a * words_];
+    const uint32_t ka = a >> 6;
+    const uint64_t bit_a = uint64_t{1} << (a & 63);
+    uint32_t lo = lo_[a], hi = hi_[a];
+    int32_t added = 0;
+    for (const uint32_t* p = begin; p != end; ++p) {
+      const uint32_t b = *p;
+      const uint32_t kb = b >> 6;
+      const uint64_t bit_b = uint64_t{1} << (b & 63);
+      if (b == a || b == skip || (row_a[kb] & bit_b) != 0) continue;
+      row_a[kb] |= bit_b;
+      ++added;
+      lo = std::min(lo, kb);
+      hi = std::max(hi, kb + 1);
+      uint64_t& word = matrix_[b * words_ + ka];
+      if ((word & bit_a) != 0) continue;
+      word |= bit_a;
+      ++degree_[b];
+      lo_[b] = std::min(lo_[b], ka);
+      hi_[b] = std::max(hi_[b], ka + 1);
     }
+    degree_[a] += added;
+    edges_ += added;
+    lo_[a] = lo;
+    hi_[a] = hi;
     return;
   }
   // Row a merged with the new bits in one pass; each other row gets its bit
