@@ -174,24 +174,36 @@ TEST(InterferenceGraphTest, MatrixAndSparseRowsAgreeThroughMerges) {
 // before: Reset clears only the words earlier rows used.
 TEST(InterferenceGraphTest, ResetLeavesNoEdgesBehind) {
   InterferenceGraph g;
-  for (int nodes : {300, 130, 700, 64, 500}) {
-    for (int64_t bound : {InterferenceGraph::kMatrixMaxBytes, int64_t{0}}) {
-      g.Reset(nodes, bound);
-      EXPECT_EQ(g.IsMatrix(), bound > 0);
-      for (uint32_t n = 0; n < static_cast<uint32_t>(nodes); ++n) {
-        ASSERT_TRUE(g.Neighbors(n).empty()) << nodes << " nodes, node " << n;
-        ASSERT_EQ(g.Degree(n), 0);
-      }
-      EXPECT_EQ(g.num_edges(), 0);
-      // Rows full at both ends, then a merge (its row cleared on the way).
-      for (uint32_t n = 0; n < static_cast<uint32_t>(nodes); n += 3) {
-        g.AddEdge(n, static_cast<uint32_t>(nodes - 1 - n));
-        g.AddEdge(n, 0);
-      }
-      g.Finish();
-      if (!g.Interferes(1, 2)) g.Merge(1, 2);
-      EXPECT_GT(g.num_edges(), 0);
+  constexpr int64_t kMatrix = InterferenceGraph::kMatrixMaxBytes;
+  const std::vector<std::pair<int, int64_t>> builds = {{300, kMatrix}, {130, kMatrix}, {700, kMatrix}, {64, 0},
+                                                       {500, kMatrix}, {200, 0},       {200, 0},       {64, kMatrix}};
+  for (size_t k = 0; k < builds.size(); ++k) {
+    const auto [nodes, bound] = builds[k];
+    SCOPED_TRACE(absl::StrCat(nodes, " nodes, ", bound > 0 ? "bit matrix" : "sparse rows"));
+    g.Reset(nodes, bound);
+    EXPECT_EQ(g.IsMatrix(), bound > 0);
+    EXPECT_EQ(g.num_edges(), 0);
+    // Each build its own edges, spanning whole rows: node n meets the nodes
+    // n + 1 + k and nodes - 1 - n; every row is then walked in full.
+    std::vector<std::set<uint32_t>> want(nodes);
+    auto edge = [&](uint32_t a, uint32_t b) {
+      g.AddEdge(a, b);
+      if (a == b) return;
+      want[a].insert(b);
+      want[b].insert(a);
+    };
+    const uint32_t n_max = static_cast<uint32_t>(nodes);
+    for (uint32_t n = 0; n < n_max; n += 2 + k % 3) {
+      edge(n, n_max - 1 - n);
+      if (n + 1 + k < n_max) edge(n, static_cast<uint32_t>(n + 1 + k));
     }
+    g.Finish();
+    for (uint32_t n = 0; n < n_max; ++n) {
+      ASSERT_THAT(g.Neighbors(n), ::testing::ElementsAreArray(want[n])) << "node " << n;
+      ASSERT_EQ(g.Degree(n), static_cast<int>(want[n].size())) << "node " << n;
+    }
+    // A merge clears a row on the way to the next build.
+    if (!g.Interferes(1, 2)) g.Merge(1, 2);
   }
 }
 
