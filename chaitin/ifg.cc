@@ -9,16 +9,23 @@ void InterferenceGraph::Reset(int num_nodes, int64_t matrix_max_bytes) {
   dead_.assign(num_nodes, 0);
   degree_.assign(num_nodes, 0);
   edges_ = 0;
-  // Every bit of a matrix row lies in its words [lo, hi): clearing those
-  // leaves the whole matrix zero, which a resize keeps (a round's graph
-  // touches a small part of the n² bits).
-  for (size_t n = 0; words_ > 0 && n < lo_.size(); ++n) {
-    std::fill(matrix_.begin() + static_cast<std::ptrdiff_t>(n * words_ + lo_[n]),
-              matrix_.begin() + static_cast<std::ptrdiff_t>(n * words_ + std::max(lo_[n], hi_[n])), 0);
-  }
   const size_t words = (static_cast<size_t>(num_nodes) + 63) / 64;
-  words_ = num_nodes > 0 && static_cast<int64_t>(words * num_nodes * 8) <= matrix_max_bytes ? words : 0;
-  matrix_.resize(words_ * num_nodes);
+  const size_t new_words =
+      num_nodes > 0 && static_cast<int64_t>(words * num_nodes * 8) <= matrix_max_bytes ? words : 0;
+  const size_t size = new_words * num_nodes;
+  if (size > matrix_.capacity()) {
+    matrix_.assign(size, 0);  // exactly the size (a resize could double it)
+  } else {
+    // Every bit of a matrix row lies in its words [lo, hi): clearing those
+    // leaves the whole matrix zero, which a resize keeps (a round's graph
+    // touches a small part of the n² bits).
+    for (size_t n = 0; words_ > 0 && n < lo_.size(); ++n) {
+      std::fill(matrix_.begin() + static_cast<std::ptrdiff_t>(n * words_ + lo_[n]),
+                matrix_.begin() + static_cast<std::ptrdiff_t>(n * words_ + std::max(lo_[n], hi_[n])), 0);
+    }
+    matrix_.resize(size);
+  }
+  words_ = new_words;
   if (words_ > 0) {
     lo_.assign(num_nodes, static_cast<uint32_t>(words_));
     hi_.assign(num_nodes, 0);
