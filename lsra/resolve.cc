@@ -401,10 +401,13 @@ absl::StatusOr<LsraResolveStats> Resolver::Run() {
   }
   std::sort(splits_.begin(), splits_.end());
   // The instructions resolution will add, about: a move per split, a store per
-  // spilled value, a move per fixed reference, the edges' moves (and parameters).
+  // spilled value, a move per fixed reference (not per clobber: a call kills
+  // some 25 registers and moves nothing), the edges' moves (and parameters).
   {
     size_t extra = splits_.size() + static_cast<size_t>(std::count(stored_.begin(), stored_.end(), 1));
-    for (int r = 0; r < t_.num_regs(); ++r) extra += b_.RegRefs(PReg(r)).size();
+    for (int r = 0; r < t_.num_regs(); ++r) {
+      for (const RefPosition& ref : b_.RegRefs(PReg(r))) extra += ref.kind != RefKind::kKill;
+    }
     extra += edge_moves.size() + edges.size();
     f_.ReserveInsts(extra, 2 * extra);
   }
