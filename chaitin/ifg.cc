@@ -16,24 +16,25 @@ void InterferenceGraph::Reset(int num_nodes, int64_t matrix_max_bytes) {
   if (size > matrix_.capacity()) {
     matrix_.assign(size, 0);  // exactly the size (a resize could double it)
   } else {
-    // Every bit of a matrix row lies in its words [lo, hi): clearing those
-    // leaves the whole matrix zero, which a resize keeps (a round's graph
-    // touches a small part of the n² bits).
-    for (size_t n = 0; words_ > 0 && n < lo_.size(); ++n) {
-      std::fill(matrix_.begin() + static_cast<std::ptrdiff_t>(n * words_ + lo_[n]),
-                matrix_.begin() + static_cast<std::ptrdiff_t>(n * words_ + std::max(lo_[n], hi_[n])), 0);
+    // Every bit of a matrix row lies in the words its summary names:
+    // clearing those leaves the whole matrix zero, which a resize keeps (a
+    // round's graph touches a small part of the n² bits).
+    for (size_t n = 0; words_ > 0 && n * summary_words_ < summary_.size(); ++n) {
+      for (size_t s = 0; s < summary_words_; ++s) {
+        for (uint64_t words = summary_[n * summary_words_ + s]; words != 0; words &= words - 1) {
+          matrix_[n * words_ + s * 64 + static_cast<size_t>(__builtin_ctzll(words))] = 0;
+        }
+      }
     }
     matrix_.resize(size);
   }
   words_ = new_words;
+  summary_words_ = (words_ + 63) / 64;
+  summary_.assign(summary_words_ * num_nodes, 0);
   if (words_ > 0) {
-    lo_.assign(num_nodes, static_cast<uint32_t>(words_));
-    hi_.assign(num_nodes, 0);
     sparse_.clear();
     return;
   }
-  lo_.clear();
-  hi_.clear();
   if (static_cast<int>(sparse_.size()) < num_nodes) sparse_.resize(num_nodes);
   for (int n = 0; n < num_nodes; ++n) sparse_[n].clear();
 }
@@ -90,11 +91,13 @@ bool InterferenceGraph::SetSparseBit(uint32_t a, uint32_t b) {
 
 void InterferenceGraph::AddEdges(uint32_t a, const uint32_t* begin, const uint32_t* end, uint32_t skip) {
   if (words_ > 0) {
-    // AddEdge for each, with a's row, degree and bounds held in registers.
+    // AddEdge for each, with a's row and degree held in registers.
     uint64_t* row_a = &matrix_[a * words_];
+    uint64_t* summary_a = &summary_[a * summary_words_];
     const uint32_t ka = a >> 6;
     const uint64_t bit_a = uint64_t{1} << (a & 63);
-    uint32_t lo = lo_[a], hi = hi_[a];
+    const size_t summary_ka = ka >> 6;
+    const uint64_t summary_bit_a = uint64_t{1} << (ka & 63);
     int32_t added = 0;
     for (const uint32_t* p = begin; p != end; ++p) {
       const uint32_t b = *p;
@@ -103,19 +106,15 @@ void InterferenceGraph::AddEdges(uint32_t a, const uint32_t* begin, const uint32
       if (b == a || b == skip || (row_a[kb] & bit_b) != 0) continue;
       row_a[kb] |= bit_b;
       ++added;
-      lo = std::min(lo, kb);
-      hi = std::max(hi, kb + 1);
+      summary_a[kb >> 6] |= uint64_t{1} << (kb & 63);
       uint64_t& word = matrix_[b * words_ + ka];
       if ((word & bit_a) != 0) continue;
       word |= bit_a;
       ++degree_[b];
-      lo_[b] = std::min(lo_[b], ka);
-      hi_[b] = std::max(hi_[b], ka + 1);
+      summary_[b * summary_words_ + summary_ka] |= summary_bit_a;
     }
     degree_[a] += added;
     edges_ += added;
-    lo_[a] = lo;
-    hi_[a] = hi;
     return;
   }
   // Row a merged with the new bits in one pass; each other row gets its bit
@@ -207,17 +206,18 @@ void InterferenceGraph::Merge(uint32_t a, uint32_t b) {
   if (words_ > 0) {
     uint64_t* row_a = &matrix_[a * words_];
     uint64_t* row_b = &matrix_[b * words_];
-    for (size_t k = lo_[b]; k < hi_[b]; ++k) {
-      degree_[a] += __builtin_popcountll(row_b[k] & ~row_a[k]);
-      row_a[k] |= row_b[k];
-      row_b[k] = 0;
+    uint64_t* summary_a = &summary_[a * summary_words_];
+    uint64_t* summary_b = &summary_[b * summary_words_];
+    for (size_t s = 0; s < summary_words_; ++s) {
+      for (uint64_t words = summary_b[s]; words != 0; words &= words - 1) {
+        const size_t k = s * 64 + static_cast<size_t>(__builtin_ctzll(words));
+        degree_[a] += __builtin_popcountll(row_b[k] & ~row_a[k]);
+        row_a[k] |= row_b[k];
+        row_b[k] = 0;
+      }
+      summary_a[s] |= summary_b[s];
+      summary_b[s] = 0;
     }
-    if (lo_[b] < hi_[b]) {
-      lo_[a] = std::min(lo_[a], lo_[b]);
-      hi_[a] = std::max(hi_[a], hi_[b]);
-    }
-    lo_[b] = static_cast<uint32_t>(words_);
-    hi_[b] = 0;
   } else {
     std::vector<Word>& x = sparse_[a];
     std::vector<Word>& y = sparse_[b];
@@ -244,7 +244,7 @@ void InterferenceGraph::Merge(uint32_t a, uint32_t b) {
 }
 
 int64_t InterferenceGraph::MemoryBytes() const {
-  int64_t bytes = static_cast<int64_t>(matrix_.capacity() * sizeof(uint64_t) + lo_.capacity() * 8 +
+  int64_t bytes = static_cast<int64_t>(matrix_.capacity() * sizeof(uint64_t) + summary_.capacity() * 8 +
                                        sparse_.capacity() * sizeof(std::vector<Word>) +
                                        degree_.capacity() * sizeof(int32_t) + dead_.capacity());
   for (const std::vector<Word>& r : sparse_) bytes += static_cast<int64_t>(r.capacity() * sizeof(Word));

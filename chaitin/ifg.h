@@ -8,7 +8,12 @@
 //
 // Two representations of the rows behind one interface, chosen by size at Reset:
 //  - up to kMatrixMaxBytes of n² bits, a square bit matrix: an edge is one bit,
-//    Interferes one test, Merge ORs one row into another;
+//    Interferes one test, Merge ORs one row into another. Each row has a
+//    summary, a bit per word of the row that may hold bits, so that walks
+//    read only those words: a short live range's row has bits near its own
+//    id and at the long-lived values' ids, and between them zeros (at 10k
+//    instructions its words with bits take half the cache lines of the span
+//    between its first and last);
 //  - above it, sparse bit rows (C2's IndexSet keeps a sparse bit set per live
 //    range): each row the 64-bit words it has bits in, sorted by word index.
 //    A long-lived value's row is then n/8 bytes, a short one's a few words,
@@ -57,8 +62,7 @@ class InterferenceGraph {
   // each, but a sparse row takes them in one ordered pass.
   void AddEdges(uint32_t a, const uint32_t* begin, const uint32_t* end, uint32_t skip);
   // Ends the build. Edges may still be added. (Sparse rows are kept sorted
-  // and matrix rows the bounds of their nonzero words, which walks keep to,
-  // as bits are set: nothing is left to do.)
+  // and matrix rows' summaries as bits are set: nothing is left to do.)
   void Finish() {}
 
   int num_nodes() const { return num_nodes_; }
@@ -74,8 +78,12 @@ class InterferenceGraph {
   void ForEachNeighbor(uint32_t a, F&& f) const {
     if (words_ > 0) {
       const uint64_t* row = &matrix_[a * words_];
-      for (size_t k = lo_[a]; k < hi_[a]; ++k) {
-        if (!VisitBits(k, row[k], f)) return;
+      const uint64_t* summary = &summary_[a * summary_words_];
+      for (size_t s = 0; s < summary_words_; ++s) {
+        for (uint64_t words = summary[s]; words != 0; words &= words - 1) {
+          const size_t k = s * 64 + static_cast<size_t>(__builtin_ctzll(words));
+          if (!VisitBits(k, row[k], f)) return;
+        }
       }
       return;
     }
@@ -90,9 +98,13 @@ class InterferenceGraph {
     if (words_ > 0) {
       const uint64_t* x = &matrix_[a * words_];
       const uint64_t* y = &matrix_[b * words_];
-      const uint32_t lo = std::min(lo_[a], lo_[b]), hi = std::max(hi_[a], hi_[b]);
-      for (size_t k = lo; k < hi; ++k) {
-        if (!VisitBits(k, x[k] | y[k], f)) return;
+      const uint64_t* sx = &summary_[a * summary_words_];
+      const uint64_t* sy = &summary_[b * summary_words_];
+      for (size_t s = 0; s < summary_words_; ++s) {
+        for (uint64_t words = sx[s] | sy[s]; words != 0; words &= words - 1) {
+          const size_t k = s * 64 + static_cast<size_t>(__builtin_ctzll(words));
+          if (!VisitBits(k, x[k] | y[k], f)) return;
+        }
       }
       return;
     }
@@ -152,8 +164,7 @@ class InterferenceGraph {
     if (word & bit) return false;
     word |= bit;
     ++degree_[a];
-    lo_[a] = std::min(lo_[a], k);
-    hi_[a] = std::max(hi_[a], k + 1);
+    summary_[a * summary_words_ + (k >> 6)] |= uint64_t{1} << (k & 63);
     return true;
   }
   bool SetSparseBit(uint32_t a, uint32_t b);
@@ -165,7 +176,11 @@ class InterferenceGraph {
   int num_nodes_ = 0;
   size_t words_ = 0;  // per matrix row; 0: sparse rows
   std::vector<uint64_t> matrix_;
-  std::vector<uint32_t> lo_, hi_;  // matrix rows: the words [lo, hi) hold every bit (walks skip the rest)
+  // Matrix rows' summaries: bit k of row a's summary is set where word k of
+  // the row may hold bits (set with its first bit; a word whose bits were
+  // cleared may keep it), summary_words_ per row.
+  std::vector<uint64_t> summary_;
+  size_t summary_words_ = 0;
   std::vector<std::vector<Word>> sparse_;
   std::vector<int32_t> degree_;
   std::vector<uint8_t> dead_;  // merged into another node
