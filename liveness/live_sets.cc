@@ -96,14 +96,14 @@ void LiveSets::Compute(const Function& func) {
   // its predecessors.
   ControlFlowGraph& cfg = cfg_;
   cfg.Compute(func);
+  const size_t words = (static_cast<size_t>(num_global_) + 63) / 64;
+  if (nb * words <= dense_max_words_) {
+    DenseFixpoint(nb, words);
+    return;
+  }
   std::vector<std::vector<uint32_t>>& in = in_;
   if (in.size() < nb) in.resize(nb);
   for (size_t b = 0; b < nb; ++b) in[b].clear();
-  std::vector<uint8_t>& queued = queued_;
-  queued.assign(nb, 0);
-  std::vector<Block>& work = work_;
-  work.assign(cfg.rpo().begin(), cfg.rpo().end());  // popped from the back: post-order
-  for (Block b : work) queued[b.index()] = 1;
   std::vector<uint32_t>& out = out_;
   std::vector<uint32_t>& merged = merged_;
   std::vector<uint32_t>& next_in = next_in_;
@@ -114,11 +114,7 @@ void LiveSets::Compute(const Function& func) {
       out.swap(merged);
     }
   };
-  while (!work.empty()) {
-    Block b = work.back();
-    work.pop_back();
-    queued[b.index()] = 0;
-    ++block_visits_;
+  Fixpoint(nb, [&](Block b) {
     live_out(b);
     // in = ue ∪ (out − defs)
     absl::Span<const uint32_t> bd = defs.Row(b.index());
@@ -127,53 +123,131 @@ void LiveSets::Compute(const Function& func) {
     std::set_difference(out.begin(), out.end(), bd.begin(), bd.end(), std::back_inserter(merged));
     next_in.clear();
     std::set_union(merged.begin(), merged.end(), bu.begin(), bu.end(), std::back_inserter(next_in));
-    if (next_in != in[b.index()]) {
-      in[b.index()].swap(next_in);
-      for (const Edge& e : cfg.preds(b)) {
-        if (!queued[e.from.index()]) {
-          queued[e.from.index()] = 1;
-          work.push_back(e.from);
-        }
+    if (next_in == in[b.index()]) return false;
+    in[b.index()].swap(next_in);
+    return true;
+  });
+
+  Flatten(
+      nb, [&](size_t b) { return in[b].size(); },
+      [&](size_t b) {
+        for (uint32_t g : in[b]) row_.push_back(global_value[g]);
+      },
+      [&](size_t b) {
+        live_out(Block(static_cast<uint32_t>(b)));
+        for (uint32_t g : out) row_.push_back(global_value[g]);
+      });
+  // The working sets are as big as the result: keep them for the next function
+  // only when that costs little (a compiler allocating many small functions),
+  // not at a million instructions.
+  if (live_in_.all().size() > (size_t{1} << 20)) std::vector<std::vector<uint32_t>>().swap(in);
+}
+
+// Pass 3 and the result with a bit vector of the global values per block
+// (Subzero's sets), where they are small: the same worklist, each transfer a
+// few word operations instead of merging sorted lists element by element.
+void LiveSets::DenseFixpoint(size_t nb, size_t words) {
+  const ControlFlowGraph& cfg = cfg_;
+  std::vector<uint64_t>& in = in_bits_;
+  in.assign(nb * words, 0);
+  std::vector<uint64_t>& out = out_bits_;
+  out.resize(words);
+  std::vector<uint64_t>& next = next_bits_;
+  next.resize(words);
+  auto live_out = [&](Block b) {
+    std::fill(out.begin(), out.end(), 0);
+    for (const Edge& e : cfg.succs(b)) {
+      const uint64_t* row = &in[e.to.index() * words];
+      for (size_t k = 0; k < words; ++k) out[k] |= row[k];
+    }
+  };
+  Fixpoint(nb, [&](Block b) {
+    live_out(b);
+    // in = ue ∪ (out − defs)
+    next = out;
+    for (uint32_t g : defs_.Row(b.index())) next[g >> 6] &= ~(uint64_t{1} << (g & 63));
+    for (uint32_t g : ue_.Row(b.index())) next[g >> 6] |= uint64_t{1} << (g & 63);
+    uint64_t* row = &in[b.index() * words];
+    if (std::equal(next.begin(), next.end(), row)) return false;
+    std::copy(next.begin(), next.end(), row);
+    return true;
+  });
+  auto values = [&](const uint64_t* bits) {
+    for (size_t k = 0; k < words; ++k) {
+      for (uint64_t w = bits[k]; w != 0; w &= w - 1) {
+        row_.push_back(global_value_[k * 64 + static_cast<size_t>(__builtin_ctzll(w))]);
+      }
+    }
+  };
+  Flatten(
+      nb,
+      [&](size_t b) {
+        size_t c = 0;
+        for (size_t k = 0; k < words; ++k) c += static_cast<size_t>(__builtin_popcountll(in[b * words + k]));
+        return c;
+      },
+      [&](size_t b) { values(&in[b * words]); },
+      [&](size_t b) {
+        live_out(Block(static_cast<uint32_t>(b)));
+        values(out.data());
+      });
+}
+
+// The worklist, seeded in post-order (successors before predecessors):
+// visit(b) recomputes b's live-in set and says whether it grew, which requeues
+// b's predecessors.
+template <typename Visit>
+void LiveSets::Fixpoint(size_t nb, const Visit& visit) {
+  queued_.assign(nb, 0);
+  work_.assign(cfg_.rpo().begin(), cfg_.rpo().end());  // popped from the back: post-order
+  for (Block b : work_) queued_[b.index()] = 1;
+  while (!work_.empty()) {
+    Block b = work_.back();
+    work_.pop_back();
+    queued_[b.index()] = 0;
+    ++block_visits_;
+    if (!visit(b)) continue;
+    for (const Edge& e : cfg_.preds(b)) {
+      if (!queued_[e.from.index()]) {
+        queued_[e.from.index()] = 1;
+        work_.push_back(e.from);
       }
     }
   }
+}
 
-  // Flatten, translating global indexes back to values (ascending index order is
-  // ascending value order, since indexes were given in value order). A block
-  // with one successor shares its live-in row as its live-out.
+// The result, translating global indexes back to values (ascending index order
+// is ascending value order, since indexes were given in value order): in_size(b)
+// says how many values are live into block b, in_row(b) and out_row(b) append
+// its live-in and live-out values to row_. A block with one successor shares
+// its live-in row as its live-out.
+template <typename InSize, typename InRow, typename OutRow>
+void LiveSets::Flatten(size_t nb, const InSize& in_size, const InRow& in_row, const OutRow& out_row) {
   out_is_in_of_.assign(nb, -1);
   size_t total_in = 0, total_out = 0;
   for (size_t b = 0; b < nb; ++b) {
-    total_in += in[b].size();
-    absl::Span<const Edge> succs = cfg.succs(Block(static_cast<uint32_t>(b)));
+    total_in += in_size(b);
+    absl::Span<const Edge> succs = cfg_.succs(Block(static_cast<uint32_t>(b)));
     bool one = !succs.empty() && std::all_of(succs.begin(), succs.end(),
                                              [&](const Edge& e) { return e.to == succs.front().to; });
     if (one) {
       out_is_in_of_[b] = static_cast<int32_t>(succs.front().to.index());
       continue;
     }
-    for (const Edge& e : succs) total_out += in[e.to.index()].size();
+    for (const Edge& e : succs) total_out += in_size(e.to.index());
   }
   live_in_.Clear();
   live_out_.Clear();
   live_in_.Reserve(nb, total_in);
   live_out_.Reserve(nb, total_out);
-  std::vector<Value>& row = row_;
   for (size_t b = 0; b < nb; ++b) {
-    row.clear();
-    for (uint32_t g : in[b]) row.push_back(global_value[g]);
-    live_in_.AppendRow(row);
-    row.clear();
-    if (out_is_in_of_[b] < 0) {
-      live_out(Block(static_cast<uint32_t>(b)));
-      for (uint32_t g : out) row.push_back(global_value[g]);
-    }
-    live_out_.AppendRow(row);
+    row_.clear();
+    in_row(b);
+    live_in_.AppendRow(row_);
+    row_.clear();
+    if (out_is_in_of_[b] < 0) out_row(b);
+    live_out_.AppendRow(row_);
   }
-  // The working sets are as big as the result: keep them for the next function
-  // only when that costs little (a compiler allocating many small functions),
-  // not at a million instructions.
-  if (total_in > (size_t{1} << 20)) std::vector<std::vector<uint32_t>>().swap(in);
 }
 
 bool LiveSets::IsLiveIn(Value v, Block b) const {

@@ -13,12 +13,14 @@
 // that appear (defined or used) in more than one block are "global" and get the
 // low indexes 0..num_global-1; values confined to one block are "local" and never
 // take part in the dataflow, since they can't be live across a block boundary.
-// Where Subzero then keeps one bit vector of num_global bits per block, these sets
-// are sorted lists of global indexes: a bit vector per block costs blocks ×
-// num_global bits, which grows quadratically with the function (125k blocks ×
-// 200k globals = 3 GB at a million instructions), while the lists cost what is
-// actually live. The fixpoint iterates a worklist seeded in post-order and merges
-// sorted lists; it takes loop-depth + 2 passes on reducible graphs.
+// Subzero then keeps one bit vector of num_global bits per block; so do these
+// sets while blocks × num_global bits stay within kDenseMaxWords words (a
+// transfer is then a few word operations). Above, they are sorted lists of
+// global indexes: the bit vectors grow quadratically with the function (125k
+// blocks × 200k globals = 3 GB at a million instructions), while the lists cost
+// what is actually live. The fixpoint iterates a worklist seeded in post-order
+// (either way the same visits); it takes loop-depth + 2 passes on reducible
+// graphs. The result is sorted lists of values either way.
 //
 // Precondition: the function verifies and is in SSA form (not allocated).
 #ifndef REGALLOC_LIVENESS_LIVE_SETS_H_
@@ -67,10 +69,24 @@ class LiveSets {
   // Bytes held by the result.
   size_t MemoryBytes() const;
 
+  // The most words of bit vectors (blocks × num_global / 64) the fixpoint
+  // takes before it uses sorted lists instead (8 MB: 2.5k blocks × 12k
+  // global values, a function of about 10k instructions).
+  static constexpr size_t kDenseMaxWords = size_t{1} << 20;
+  // Another bound for the next Compute (tests: 0 takes sorted lists always).
+  void set_dense_max_words(size_t words) { dense_max_words_ = words; }
+
  private:
+  void DenseFixpoint(size_t nb, size_t words);
+  template <typename Visit>
+  void Fixpoint(size_t nb, const Visit& visit);
+  template <typename InSize, typename InRow, typename OutRow>
+  void Flatten(size_t nb, const InSize& in_size, const InRow& in_row, const OutRow& out_row);
+
   std::vector<int32_t> global_index_;
   std::vector<Block> def_block_;
   int num_global_ = 0;
+  size_t dense_max_words_ = kDenseMaxWords;
   int block_visits_ = 0;
   CompressedRows<Value> live_in_;
   CompressedRows<Value> live_out_;  // empty rows where out_is_in_of_ says
@@ -81,6 +97,7 @@ class LiveSets {
   CompressedRows<uint32_t> ue_;
   CompressedRows<uint32_t> defs_;
   std::vector<std::vector<uint32_t>> in_;
+  std::vector<uint64_t> in_bits_, out_bits_, next_bits_;
   ControlFlowGraph cfg_;
   std::vector<uint32_t> u_, d_, out_, merged_, next_in_;
   std::vector<uint8_t> queued_;
