@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 
 #include <algorithm>
+#include <functional>
 
 namespace regalloc {
 
@@ -58,7 +59,23 @@ absl::string_view CondCodeName(CondCode cc) {
   return "?";
 }
 
+namespace {
+
+// Room for `extra` more items, growing by half (std::vector doubles): a
+// function an allocator grows by half again then keeps a quarter of its arrays
+// spare on average, not a half, and moving them takes 2.5 times their old size
+// at the peak, not 3 (the instructions and operands are most of the memory
+// `ssa` takes at 1M instructions).
+template <typename T>
+void Grow(std::vector<T>& v, size_t extra) {
+  if (v.size() + extra > v.capacity()) v.reserve(std::max(v.size() + extra, v.capacity() + v.capacity() / 2));
+}
+
+}  // namespace
+
 Value Function::NewValue(Type type) {
+  Grow(value_types_, 1);
+  Grow(value_exists_, 1);
   value_types_.push_back(type);
   value_exists_.push_back(1);
   if (!value_names_.empty()) value_names_.push_back(value_source_.Take(value_names_));
@@ -110,11 +127,25 @@ void Function::SetLayout(std::vector<Block> layout) {
 
 Inst Function::NewInst(const InstData& data, absl::Span<const Operand> operands) {
   InstData d = data;
-  d.first_operand = static_cast<uint32_t>(operand_pool_.size());
+  d.first_operand = AppendOperands(operands);
   d.num_operands = static_cast<uint16_t>(operands.size());
-  operand_pool_.insert(operand_pool_.end(), operands.begin(), operands.end());
+  Grow(insts_, 1);
   insts_.push_back(d);
   return Inst(static_cast<uint32_t>(insts_.size() - 1));
+}
+
+uint32_t Function::AppendOperands(absl::Span<const Operand> operands) {
+  // The operands may be another instruction's, in the pool that grows.
+  const Operand* data = operands.data();
+  const Operand* pool = operand_pool_.data();
+  const bool inside = std::less_equal<const Operand*>()(pool, data) &&
+                      std::less<const Operand*>()(data, pool + operand_pool_.size());
+  const size_t offset = inside ? static_cast<size_t>(data - pool) : 0;
+  Grow(operand_pool_, operands.size());
+  if (inside) data = operand_pool_.data() + offset;
+  const uint32_t first = static_cast<uint32_t>(operand_pool_.size());
+  operand_pool_.insert(operand_pool_.end(), data, data + operands.size());
+  return first;
 }
 
 void Function::SetOperands(Inst i, absl::Span<const Operand> operands) {
@@ -122,8 +153,7 @@ void Function::SetOperands(Inst i, absl::Span<const Operand> operands) {
   if (operands.size() <= d.num_operands) {
     std::copy(operands.begin(), operands.end(), operand_pool_.begin() + d.first_operand);
   } else {
-    d.first_operand = static_cast<uint32_t>(operand_pool_.size());
-    operand_pool_.insert(operand_pool_.end(), operands.begin(), operands.end());
+    d.first_operand = AppendOperands(operands);
   }
   d.num_operands = static_cast<uint16_t>(operands.size());
 }

@@ -432,6 +432,9 @@ class Function {
   bool IsAllocated() const;
 
  private:
+  // Appends to the pool (growing it by half), returning the first's index.
+  uint32_t AppendOperands(absl::Span<const Operand> operands);
+
   std::string name_;
   std::vector<Type> param_types_;
   std::vector<Type> result_types_;
