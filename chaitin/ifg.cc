@@ -20,11 +20,10 @@ void InterferenceGraph::Reset(int num_nodes, int64_t matrix_max_bytes) {
     // clearing those leaves the whole matrix zero, which a resize keeps (a
     // round's graph touches a small part of the n² bits).
     for (size_t n = 0; words_ > 0 && n * summary_words_ < summary_.size(); ++n) {
-      for (size_t s = 0; s < summary_words_; ++s) {
-        for (uint64_t words = summary_[n * summary_words_ + s]; words != 0; words &= words - 1) {
-          matrix_[n * words_ + s * 64 + static_cast<size_t>(__builtin_ctzll(words))] = 0;
-        }
-      }
+      ForEachSummaryWord(&summary_[n * summary_words_], nullptr, [&](size_t k) {
+        matrix_[n * words_ + k] = 0;
+        return true;
+      });
     }
     matrix_.resize(size);
   }
@@ -208,13 +207,13 @@ void InterferenceGraph::Merge(uint32_t a, uint32_t b) {
     uint64_t* row_b = &matrix_[b * words_];
     uint64_t* summary_a = &summary_[a * summary_words_];
     uint64_t* summary_b = &summary_[b * summary_words_];
+    ForEachSummaryWord(summary_b, nullptr, [&](size_t k) {
+      degree_[a] += __builtin_popcountll(row_b[k] & ~row_a[k]);
+      row_a[k] |= row_b[k];
+      row_b[k] = 0;
+      return true;
+    });
     for (size_t s = 0; s < summary_words_; ++s) {
-      for (uint64_t words = summary_b[s]; words != 0; words &= words - 1) {
-        const size_t k = s * 64 + static_cast<size_t>(__builtin_ctzll(words));
-        degree_[a] += __builtin_popcountll(row_b[k] & ~row_a[k]);
-        row_a[k] |= row_b[k];
-        row_b[k] = 0;
-      }
       summary_a[s] |= summary_b[s];
       summary_b[s] = 0;
     }

@@ -30,8 +30,9 @@
 //   g.ForEachNeighbor(a, [&](uint32_t m) { ... });   // in increasing order
 //
 // Memory: the matrix n²/8 bytes (15 MB at the 11k live ranges of a 10k-
-// instruction function; 1.25 GB at 100k, hence the bound); sparse rows 16
-// bytes per word holding bits, plus a row header per node.
+// instruction function; 1.25 GB at 100k, hence the bound) and its summaries
+// n²/512 (0.3 MB); sparse rows 16 bytes per word holding bits, plus a row
+// header per node.
 #ifndef REGALLOC_CHAITIN_IFG_H_
 #define REGALLOC_CHAITIN_IFG_H_
 
@@ -78,13 +79,7 @@ class InterferenceGraph {
   void ForEachNeighbor(uint32_t a, F&& f) const {
     if (words_ > 0) {
       const uint64_t* row = &matrix_[a * words_];
-      const uint64_t* summary = &summary_[a * summary_words_];
-      for (size_t s = 0; s < summary_words_; ++s) {
-        for (uint64_t words = summary[s]; words != 0; words &= words - 1) {
-          const size_t k = s * 64 + static_cast<size_t>(__builtin_ctzll(words));
-          if (!VisitBits(k, row[k], f)) return;
-        }
-      }
+      ForEachSummaryWord(&summary_[a * summary_words_], nullptr, [&](size_t k) { return VisitBits(k, row[k], f); });
       return;
     }
     for (const Word& w : sparse_[a]) {
@@ -98,14 +93,8 @@ class InterferenceGraph {
     if (words_ > 0) {
       const uint64_t* x = &matrix_[a * words_];
       const uint64_t* y = &matrix_[b * words_];
-      const uint64_t* sx = &summary_[a * summary_words_];
-      const uint64_t* sy = &summary_[b * summary_words_];
-      for (size_t s = 0; s < summary_words_; ++s) {
-        for (uint64_t words = sx[s] | sy[s]; words != 0; words &= words - 1) {
-          const size_t k = s * 64 + static_cast<size_t>(__builtin_ctzll(words));
-          if (!VisitBits(k, x[k] | y[k], f)) return;
-        }
-      }
+      ForEachSummaryWord(&summary_[a * summary_words_], &summary_[b * summary_words_],
+                         [&](size_t k) { return VisitBits(k, x[k] | y[k], f); });
       return;
     }
     const std::vector<Word>& x = sparse_[a];
@@ -143,6 +132,16 @@ class InterferenceGraph {
     uint64_t bits;
   };
 
+  // Calls f(k) for each word k of a matrix row that `summary` (or `other`,
+  // if not null) names, in increasing order, while f returns true.
+  template <typename F>
+  void ForEachSummaryWord(const uint64_t* summary, const uint64_t* other, F&& f) const {
+    for (size_t s = 0; s < summary_words_; ++s) {
+      for (uint64_t words = summary[s] | (other != nullptr ? other[s] : 0); words != 0; words &= words - 1) {
+        if (!f(s * 64 + static_cast<size_t>(__builtin_ctzll(words)))) return;
+      }
+    }
+  }
   template <typename F>
   static bool VisitBits(size_t index, uint64_t bits, F& f) {
     for (; bits != 0; bits &= bits - 1) {
