@@ -157,7 +157,7 @@ void LiveSets::DenseFixpoint(size_t nb, size_t words) {
   auto live_out = [&](Block b) {
     std::fill(out.begin(), out.end(), 0);
     for (const Edge& e : cfg.succs(b)) {
-      const uint64_t* row = &in[e.to.index() * words];
+      const uint64_t* row = in.data() + e.to.index() * words;
       for (size_t k = 0; k < words; ++k) out[k] |= row[k];
     }
   };
@@ -167,7 +167,7 @@ void LiveSets::DenseFixpoint(size_t nb, size_t words) {
     next = out;
     for (uint32_t g : defs_.Row(b.index())) next[g >> 6] &= ~(uint64_t{1} << (g & 63));
     for (uint32_t g : ue_.Row(b.index())) next[g >> 6] |= uint64_t{1} << (g & 63);
-    uint64_t* row = &in[b.index() * words];
+    uint64_t* row = in.data() + b.index() * words;  // not in[...]: with no global values, in is empty
     if (std::equal(next.begin(), next.end(), row)) return false;
     std::copy(next.begin(), next.end(), row);
     return true;
@@ -186,7 +186,7 @@ void LiveSets::DenseFixpoint(size_t nb, size_t words) {
         for (size_t k = 0; k < words; ++k) c += static_cast<size_t>(__builtin_popcountll(in[b * words + k]));
         return c;
       },
-      [&](size_t b) { values(&in[b * words]); },
+      [&](size_t b) { values(in.data() + b * words); },
       [&](size_t b) {
         live_out(Block(static_cast<uint32_t>(b)));
         values(out.data());
