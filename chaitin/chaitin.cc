@@ -227,7 +227,6 @@ class Chaitin {
     while (alias_[n] != n) n = alias_[n];
     return n;
   }
-  // How many of `n`'s registers one register of `m` can cover.
   // The key of `cover_` for node n (fixed: its register, else its class).
   uint32_t CoverKey(uint32_t n) const {
     return precolored_[n] ? t_.num_classes() + color_[n].index() : cls_[n].index();
