@@ -122,8 +122,20 @@ void InterferenceGraph::AddEdges(uint32_t a, const uint32_t* begin, const uint32
   merged_.clear();
   size_t i = 0;
   bool grew = false;
+  const uint32_t index_a = a >> 6;
+  const uint64_t bit_a = uint64_t{1} << (a & 63);
   for (const uint32_t* b = begin; b != end; ++b) {
-    if (*b == a || *b == skip || !SetSparseBit(*b, a)) continue;
+    if (*b == a || *b == skip) continue;
+    // SetSparseBit(*b, a), its usual case first: the row's last word already
+    // holds a's word (a long-lived node meets each def of a block).
+    std::vector<Word>& other = sparse_[*b];
+    if (!other.empty() && other.back().index == index_a) {
+      if ((other.back().bits & bit_a) != 0) continue;
+      other.back().bits |= bit_a;
+      ++degree_[*b];
+    } else if (!SetSparseBit(*b, a)) {
+      continue;
+    }
     ++edges_;
     ++degree_[a];
     grew = true;
