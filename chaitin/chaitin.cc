@@ -381,7 +381,7 @@ absl::Status Chaitin::Prepare() {
       absl::InlinedVector<int, 8> use_at;  // operand index of each use
       // By value: making instructions below may move the function's arrays.
       const InstData d = f_.inst(i);
-      const size_t first_arg = IsBranch(d.opcode) ? NumNonArgOperands(d) : ops.size();
+      const size_t first_arg = IsBranch(d.opcode) ? f_.NumNonArgOperands(i) : ops.size();
       before.clear();
       after.clear();
       absl::InlinedVector<std::pair<std::pair<Value, PReg>, Value>, 4> fixed_copies;
@@ -603,7 +603,7 @@ absl::Status Chaitin::RewriteStackUses() {
         passed(i);
         continue;
       }
-      const size_t first_arg = IsBranch(d.opcode) ? NumNonArgOperands(d) : f_.operands(i).size();
+      const size_t first_arg = IsBranch(d.opcode) ? f_.NumNonArgOperands(i) : f_.operands(i).size();
       absl::InlinedVector<Operand, 8> ops(f_.operands(i).begin(), f_.operands(i).end());
       absl::InlinedVector<std::pair<Value, Value>, 4> reloaded;  // (stack value, reload)
       absl::InlinedVector<int, 8> use_at;
@@ -896,9 +896,8 @@ absl::Status Chaitin::BuildGraph() {
       if (b != f_.entry()) {
         for (const Edge& e : cfg.preds(b)) {
           if (cfg.succs(e.from).size() != 1) continue;
-          const InstData& bd = f_.inst(e.branch);
           absl::Span<const Operand> bops = f_.operands(e.branch);
-          for (size_t k = 0; k < NumNonArgOperands(bd); ++k) {
+          for (size_t k = 0; k < f_.NumNonArgOperands(e.branch); ++k) {
             if (bops[k].IsUse()) edge(n, node_of_[bops[k].value().index()]);
           }
         }
@@ -965,7 +964,7 @@ void Chaitin::AggressiveCoalesce() {
     const std::vector<Operand>& params = f_.block(b).params;
     for (const Edge& e : cfg.preds(b)) {
       absl::Span<const Operand> ops = f_.operands(e.branch);
-      const size_t first = f_.inst(e.branch).targets[e.target].first_arg;
+      const size_t first = f_.targets(e.branch)[e.target].first_arg;
       for (size_t k = 0; k < params.size(); ++k) {
         Value p = params[k].value(), a = ops[first + k].value();
         uint32_t np = NodeOf(p), na = NodeOf(a);
@@ -990,7 +989,7 @@ int Chaitin::RematerializeConstantArguments() {
     if (insts.empty()) continue;
     const Inst branch = insts.back();
     // A copy: making instructions below may move the instruction array.
-    const absl::InlinedVector<BranchTarget, 2> targets = f_.inst(branch).targets;
+    const absl::InlinedVector<BranchTarget, 2> targets(f_.targets(branch).begin(), f_.targets(branch).end());
     std::vector<Inst>& consts = buf_.rematerialize_constant_arguments_consts;
     consts.clear();
     for (const BranchTarget& target : targets) {
@@ -1132,7 +1131,7 @@ void Chaitin::CopyPartners() {
     const std::vector<Operand>& params = f_.block(b).params;
     for (const Edge& e : cfg.preds(b)) {
       absl::Span<const Operand> ops = f_.operands(e.branch);
-      const size_t first = f_.inst(e.branch).targets[e.target].first_arg;
+      const size_t first = f_.targets(e.branch)[e.target].first_arg;
       for (size_t k = 0; k < params.size() && first + k < ops.size(); ++k) {
         pair(params[k].value(), ops[first + k].value(), static_cast<double>(weight_[e.from.index()]));
       }
@@ -1542,7 +1541,7 @@ absl::Status Chaitin::Begin() {
       if (f_.block(b).insts.empty()) continue;
       const Inst i = f_.block(b).insts.back();
       absl::Span<const Operand> ops = f_.operands(i);
-      for (size_t k = NumNonArgOperands(f_.inst(i)); k < ops.size(); ++k) {
+      for (size_t k = f_.NumNonArgOperands(i); k < ops.size(); ++k) {
         spare_nodes_ += const_def_[ops[k].value().index()].IsValid();
       }
     }

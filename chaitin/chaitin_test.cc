@@ -702,7 +702,7 @@ TEST(ChaitinTest, GraphEqualsInterferenceFromLiveRanges) {
           for (const Edge& e : cfg.preds(b)) {
             if (cfg.succs(e.from).size() != 1) continue;
             absl::Span<const Operand> bops = fn.operands(e.branch);
-            for (size_t k = 0; k < NumNonArgOperands(fn.inst(e.branch)); ++k) {
+            for (size_t k = 0; k < fn.NumNonArgOperands(e.branch); ++k) {
               for (const Operand& p : fn.block(b).params) present_ok.insert(pair(p.value(), bops[k].value()));
             }
           }

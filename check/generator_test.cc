@@ -62,7 +62,7 @@ TEST_P(EveryTarget, UnusualShapesAppear) {
         if (IsBranch(d.opcode)) {
           // A back edge passing the target's own parameters in another order.
           for (int k = 0; k < d.num_targets(); ++k) {
-            const std::vector<Operand>& params = f.block(d.targets[k].block).params;
+            const std::vector<Operand>& params = f.block(f.targets(i)[k].block).params;
             absl::Span<const Operand> args = f.BranchArgs(i, k);
             bool own = !args.empty() && args.size() == params.size(), moved = false;
             for (size_t a = 0; a < args.size() && own; ++a) {

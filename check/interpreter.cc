@@ -246,7 +246,7 @@ class Runner {
       case Opcode::kJump:
       case Opcode::kBr: {
         int t = d.opcode == Opcode::kBr && Mask(f_.value_type(uses[0].value()), in_[0].lo) == 0 ? 1 : 0;
-        const BranchTarget& bt = d.targets[t];
+        const BranchTarget& bt = f_.targets(i)[t];
         const std::vector<Operand>& params = f_.block(bt.block).params;
         // Every argument is read before any parameter is written.
         for (size_t p = 0; p < params.size() && p < bt.num_args; ++p) m_.Write(params[p], in_[bt.first_arg + p]);

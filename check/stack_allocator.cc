@@ -110,7 +110,7 @@ absl::Status StackAllocator::AssignInst(Block b, Inst i, std::vector<Inst>& out)
   std::vector<Inst> before, after;
   // A branch's arguments are its edges' parallel-copy sources: where the
   // registers run out they stay home.
-  const size_t first_arg = NumNonArgOperands(f_.inst(i));
+  const size_t first_arg = f_.NumNonArgOperands(i);
   // Uses.
   for (size_t k = 0; k < ops.size(); ++k) {
     Operand& op = ops[k];

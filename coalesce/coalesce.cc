@@ -165,7 +165,7 @@ absl::StatusOr<CoalesceStats> Coalescer::Rounds(Function& f, VirtRegs& vregs, Li
         Value p = params[i].value();
         bool isolate_all = false;
         for (const Edge& e : cfg_.preds(b)) {
-          int operand = f.inst(e.branch).targets[e.target].first_arg + static_cast<int>(i);
+          int operand = f.targets(e.branch)[e.target].first_arg + static_cast<int>(i);
           Value a = f.operands(e.branch)[operand].value();
           Value ra = Find(a), rp = Find(p);
           if (ra == rp) continue;
@@ -188,7 +188,7 @@ absl::StatusOr<CoalesceStats> Coalescer::Rounds(Function& f, VirtRegs& vregs, Li
         }
         param_copies_.push_back(ParamCopy{b, static_cast<int>(i)});
         for (const Edge& e : cfg_.preds(b)) {
-          int operand = f.inst(e.branch).targets[e.target].first_arg + static_cast<int>(i);
+          int operand = f.targets(e.branch)[e.target].first_arg + static_cast<int>(i);
           if (!copied_args_.contains(f.operands(e.branch)[operand].value().index())) copy_arg(e, operand);
         }
       }

@@ -299,7 +299,7 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
       bool branch = IsBranch(func.inst(i).opcode);
       // A br's condition (operand 0) is read like any other use; the arguments
       // of a branch go to the edge's parallel copy, which reads any location.
-      size_t first_arg = NumNonArgOperands(func.inst(i));
+      size_t first_arg = func.NumNonArgOperands(i);
       absl::Span<const Operand> ops = func.operands(i);
       for (size_t o = 0; o < ops.size(); ++o) {
         const Operand& op = ops[o];

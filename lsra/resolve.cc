@@ -308,7 +308,7 @@ absl::Status Resolver::ResolveBlock(Block b) {
         case ConstraintKind::kReuse:
           // Branch arguments may be anywhere (the edge's parallel copy reads them);
           // a br's condition may not.
-          if (static_cast<size_t>(&op - ops.data()) < NumNonArgOperands(f_.inst(i)) && !l.IsReg()) {
+          if (static_cast<size_t>(&op - ops.data()) < f_.NumNonArgOperands(i) && !l.IsReg()) {
             return Bug(b, i, absl::StrCat(f_.ValueName(v), " needs a register, is in ", PrintLocation(l, t_)));
           }
           break;
@@ -462,7 +462,7 @@ absl::StatusOr<LsraResolveStats> Resolver::Run() {
     if (ec.count == 0) continue;
     Block from = ec.edge.from;
     bool split = to_split.contains({ec.edge.branch.index(), ec.edge.target});
-    if (split) from = f_.inst(ec.edge.branch).targets[ec.edge.target].block;
+    if (split) from = f_.targets(ec.edge.branch)[ec.edge.target].block;
     std::vector<Inst>& emitted = buf_.emitted;
     emitted.clear();
     RA_RETURN_IF_ERROR(Emit(moves_of(ec), emitted, stats_.edge_moves));

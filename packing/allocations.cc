@@ -294,7 +294,7 @@ absl::Status BuildPackingProblem(const Function& func, const Target& target, con
     for (Inst i : bd.insts) {
       const InstData& d = func.inst(i);
       absl::Span<const Operand> ops = func.operands(i);
-      const size_t first_arg = NumNonArgOperands(d);
+      const size_t first_arg = func.NumNonArgOperands(i);
       const ProgramPoint early = numbering.Early(i), late = numbering.Late(i);
       for (size_t k = 0; k < ops.size(); ++k) {
         const Operand& op = ops[k];
@@ -498,9 +498,8 @@ absl::Status BuildPackingProblem(const Function& func, const Target& target, con
   }
   for (Block b : func.layout()) {
     for (Inst i : func.block(b).insts) {
-      const InstData& d = func.inst(i);
       absl::Span<const Operand> ops = func.operands(i);
-      const size_t first_arg = NumNonArgOperands(d);
+      const size_t first_arg = func.NumNonArgOperands(i);
       RegSet taken, clobbered;
       for (const Operand& op : ops) {
         if (op.constraint() == ConstraintKind::kFixed) taken.InsertWithAliases(target, op.fixed_reg());

@@ -159,9 +159,8 @@ size_t Transformer::MarkHomes() {
   needs_home_.assign(f_.num_values(), 0);
   for (Block b : f_.layout()) {
     for (Inst i : f_.block(b).insts) {
-      const InstData& d = f_.inst(i);
       absl::Span<const Operand> ops = f_.operands(i);
-      const size_t first_arg = NumNonArgOperands(d);
+      const size_t first_arg = f_.NumNonArgOperands(i);
       for (size_t k = 0; k < ops.size(); ++k) {
         const Operand& op = ops[k];
         if (!op.IsUse()) {
@@ -235,10 +234,9 @@ void Transformer::Inits(Block b, std::vector<Inst>& out) {
 }
 
 absl::Status Transformer::Rewrite(Block b, Inst i, std::vector<Inst>& out) {
-  const InstData& d = f_.inst(i);
   std::vector<Operand>& ops = ops_;
   ops.assign(f_.operands(i).begin(), f_.operands(i).end());
-  const size_t first_arg = NumNonArgOperands(d);
+  const size_t first_arg = f_.NumNonArgOperands(i);
   RegSet clobbered;
   for (PReg r : f_.Clobbers(i)) clobbered |= t_.Aliases(r);
   RegSet taken;

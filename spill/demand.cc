@@ -51,7 +51,7 @@ void DemandModel::Needs(const Function& func, Inst inst, const LiveWalker& live_
   seen_late_.clear();
   const InstData& d = func.inst(inst);
   bool move_like = IsMoveLike(d.opcode);
-  const size_t args_from = d.opcode == Opcode::kBranch ? NumNonArgOperands(d) : 0;  // see reload.cc
+  const size_t args_from = d.opcode == Opcode::kBranch ? func.NumNonArgOperands(inst) : 0;  // see reload.cc
   size_t k = 0;
   auto count_once = [](std::vector<Value>& seen, Value v) {
     if (std::find(seen.begin(), seen.end(), v) != seen.end()) return false;

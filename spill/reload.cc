@@ -287,7 +287,7 @@ absl::StatusOr<ReloadStats> Reloader::Rewrite(const Target& target, Function& fu
       if (!IsMoveLike(opcode)) {
         // A branch reads spilled arguments from their slots (the edge's copy does);
         // an opaque branch's own uses (a machine compare-and-branch) need a register.
-        const size_t args_from = opcode == Opcode::kBranch ? NumNonArgOperands(func.inst(i)) : 0;
+        const size_t args_from = opcode == Opcode::kBranch ? func.NumNonArgOperands(i) : 0;
         for (size_t k = 0; k < ops.size(); ++k) {
           Operand& op = ops[k];
           const bool branch = IsBranch(opcode) && k >= args_from;

@@ -246,7 +246,7 @@ absl::StatusOr<SpillStats> SpillWalk::Run() {
   // or the instruction, reads their slot).
   auto exclude = [&](Inst i) {
     absl::Span<const Operand> ops = f_.operands(i);
-    size_t keep = NumNonArgOperands(f_.inst(i));
+    size_t keep = f_.NumNonArgOperands(i);
     for (size_t k = 0; k < keep; ++k) {
       if (ops[k].IsUse() && ops[k].constraint() == ConstraintKind::kStack) continue;
       excluded_[ops[k].value().index()] = 1;
@@ -259,7 +259,7 @@ absl::StatusOr<SpillStats> SpillWalk::Run() {
     dying_args_.clear();
     if (!IsBranch(f_.inst(i).opcode)) return;
     absl::Span<const Operand> ops = f_.operands(i);
-    for (size_t k = NumNonArgOperands(f_.inst(i)); k < ops.size(); ++k) {
+    for (size_t k = f_.NumNonArgOperands(i); k < ops.size(); ++k) {
       Value v = ops[k].value();
       if (!live_.IsLive(v) && std::find(dying_args_.begin(), dying_args_.end(), v) == dying_args_.end()) {
         dying_args_.push_back(v);

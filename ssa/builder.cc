@@ -23,8 +23,9 @@ Value FunctionBuilder::AddBlockParam(Block b, Type type) {
   return v;
 }
 
-Inst FunctionBuilder::Append(const InstData& data, absl::Span<const Operand> operands) {
-  last_ = func_.NewInst(data, operands);
+Inst FunctionBuilder::Append(const InstData& data, absl::Span<const Operand> operands,
+                             absl::Span<const BranchTarget> targets) {
+  last_ = func_.NewInst(data, operands, targets);
   func_.block(current_).insts.push_back(last_);
   return last_;
 }
@@ -114,8 +115,8 @@ void FunctionBuilder::Jump(Block target, absl::Span<const Value> args) {
   for (Value v : args) ops.push_back(Operand::Use(v));
   InstData d;
   d.opcode = Opcode::kJump;
-  d.targets = {BranchTarget{target, 0, static_cast<uint16_t>(args.size())}};
-  Append(d, ops);
+  const BranchTarget targets[] = {{target, 0, static_cast<uint16_t>(args.size())}};
+  Append(d, ops, targets);
 }
 
 void FunctionBuilder::Br(Value cond, Block if_true, absl::Span<const Value> true_args,
@@ -125,10 +126,10 @@ void FunctionBuilder::Br(Value cond, Block if_true, absl::Span<const Value> true
   for (Value v : false_args) ops.push_back(Operand::Use(v));
   InstData d;
   d.opcode = Opcode::kBr;
-  d.targets = {BranchTarget{if_true, 1, static_cast<uint16_t>(true_args.size())},
-               BranchTarget{if_false, static_cast<uint16_t>(1 + true_args.size()),
-                            static_cast<uint16_t>(false_args.size())}};
-  Append(d, ops);
+  const BranchTarget targets[] = {
+      {if_true, 1, static_cast<uint16_t>(true_args.size())},
+      {if_false, static_cast<uint16_t>(1 + true_args.size()), static_cast<uint16_t>(false_args.size())}};
+  Append(d, ops, targets);
 }
 
 }  // namespace regalloc

@@ -50,7 +50,8 @@ class FunctionBuilder {
           absl::Span<const Value> false_args);
 
   // Appends an instruction with explicit data and operands to the current block.
-  Inst Append(const InstData& data, absl::Span<const Operand> operands);
+  Inst Append(const InstData& data, absl::Span<const Operand> operands,
+              absl::Span<const BranchTarget> targets = {});
   Inst last_inst() const { return last_; }
 
  private:

@@ -13,9 +13,9 @@ void ControlFlowGraph::Compute(const Function& func) {
   for (Block b : func.layout()) {
     Inst term = func.Terminator(b);
     if (!term.IsValid()) continue;
-    const InstData& d = func.inst(term);
-    for (int t = 0; t < d.num_targets(); ++t) {
-      Block to = d.targets[t].block;
+    absl::Span<const BranchTarget> targets = func.targets(term);
+    for (int t = 0; t < static_cast<int>(targets.size()); ++t) {
+      Block to = targets[t].block;
       if (func.BlockExists(to)) edges.push_back(Edge{b, to, term, t});
     }
   }
@@ -185,14 +185,14 @@ int SplitCriticalEdges(Function& func, const std::function<bool(const Edge&)>& f
   for (const Edge& e : critical) {
     Block mid = func.NewBlock();
     placed_after[e.from.index()].push_back(mid);
-    const BranchTarget bt = func.inst(e.branch).targets[e.target];
+    const BranchTarget bt = func.targets(e.branch)[e.target];
     absl::Span<const Operand> moved = func.BranchArgs(e.branch, e.target);
     std::vector<Operand> args(moved.begin(), moved.end());
     // The new block jumps on with the arguments; the branch now passes none.
     InstData jump;
     jump.opcode = Opcode::kJump;
-    jump.targets = {BranchTarget{bt.block, 0, static_cast<uint16_t>(args.size())}};
-    Inst j = func.NewInst(jump, args);  // may reallocate the instruction table
+    const BranchTarget to[] = {{bt.block, 0, static_cast<uint16_t>(args.size())}};
+    Inst j = func.NewInst(jump, args, to);  // may reallocate the instruction table
     func.block(mid).insts.push_back(j);
     // Rebuild the branch's operands without this target's arguments.
     std::vector<Operand> kept;
@@ -202,12 +202,12 @@ int SplitCriticalEdges(Function& func, const std::function<bool(const Edge&)>& f
       if (!is_arg) kept.push_back(old[i]);
     }
     func.SetOperands(e.branch, kept);
-    InstData& br = func.inst(e.branch);
-    for (int t = 0; t < br.num_targets(); ++t) {
+    absl::Span<BranchTarget> targets = func.mutable_targets(e.branch);
+    for (int t = 0; t < static_cast<int>(targets.size()); ++t) {
       if (t == e.target) {
-        br.targets[t] = BranchTarget{mid, bt.first_arg, 0};
-      } else if (br.targets[t].first_arg > bt.first_arg) {
-        br.targets[t].first_arg = static_cast<uint16_t>(br.targets[t].first_arg - bt.num_args);
+        targets[t] = BranchTarget{mid, bt.first_arg, 0};
+      } else if (targets[t].first_arg > bt.first_arg) {
+        targets[t].first_arg = static_cast<uint16_t>(targets[t].first_arg - bt.num_args);
       }
     }
   }

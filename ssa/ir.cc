@@ -71,6 +71,33 @@ void Grow(std::vector<T>& v, size_t extra) {
   if (v.size() + extra > v.capacity()) v.reserve(std::max(v.size() + extra, v.capacity() + v.capacity() / 2));
 }
 
+// Appends `items` to `pool` (growing it by half), returning the first's index.
+// The items may be the pool's own (another instruction's), which growing moves.
+template <typename T>
+uint32_t AppendToPool(std::vector<T>& pool, absl::Span<const T> items) {
+  const T* data = items.data();
+  const T* begin = pool.data();
+  const bool inside = std::less_equal<const T*>()(begin, data) && std::less<const T*>()(data, begin + pool.size());
+  const size_t offset = inside ? static_cast<size_t>(data - begin) : 0;
+  Grow(pool, items.size());
+  if (inside) data = pool.data() + offset;
+  const uint32_t first = static_cast<uint32_t>(pool.size());
+  pool.insert(pool.end(), data, data + items.size());
+  return first;
+}
+
+// Replaces the `count` items at `first` in `pool`: in place when they fit (the
+// rest stay in the pool, unused), else appended.
+template <typename T>
+void ReplaceInPool(std::vector<T>& pool, uint32_t& first, uint16_t& count, absl::Span<const T> items) {
+  if (items.size() <= count) {
+    std::copy(items.begin(), items.end(), pool.begin() + first);
+  } else {
+    first = AppendToPool(pool, items);
+  }
+  count = static_cast<uint16_t>(items.size());
+}
+
 }  // namespace
 
 Value Function::NewValue(Type type) {
@@ -125,37 +152,26 @@ void Function::SetLayout(std::vector<Block> layout) {
   for (Block b : layout_) blocks_[b.index()].in_layout = true;
 }
 
-Inst Function::NewInst(const InstData& data, absl::Span<const Operand> operands) {
+Inst Function::NewInst(const InstData& data, absl::Span<const Operand> operands,
+                       absl::Span<const BranchTarget> targets) {
   InstData d = data;
-  d.first_operand = AppendOperands(operands);
+  d.first_operand = AppendToPool(operand_pool_, operands);
   d.num_operands = static_cast<uint16_t>(operands.size());
+  d.first_target = AppendToPool(target_pool_, targets);
+  d.target_count = static_cast<uint16_t>(targets.size());
   Grow(insts_, 1);
   insts_.push_back(d);
   return Inst(static_cast<uint32_t>(insts_.size() - 1));
 }
 
-uint32_t Function::AppendOperands(absl::Span<const Operand> operands) {
-  // The operands may be another instruction's, in the pool that grows.
-  const Operand* data = operands.data();
-  const Operand* pool = operand_pool_.data();
-  const bool inside = std::less_equal<const Operand*>()(pool, data) &&
-                      std::less<const Operand*>()(data, pool + operand_pool_.size());
-  const size_t offset = inside ? static_cast<size_t>(data - pool) : 0;
-  Grow(operand_pool_, operands.size());
-  if (inside) data = operand_pool_.data() + offset;
-  const uint32_t first = static_cast<uint32_t>(operand_pool_.size());
-  operand_pool_.insert(operand_pool_.end(), data, data + operands.size());
-  return first;
+void Function::SetTargets(Inst i, absl::Span<const BranchTarget> targets) {
+  InstData& d = insts_[i.index()];
+  ReplaceInPool(target_pool_, d.first_target, d.target_count, targets);
 }
 
 void Function::SetOperands(Inst i, absl::Span<const Operand> operands) {
   InstData& d = insts_[i.index()];
-  if (operands.size() <= d.num_operands) {
-    std::copy(operands.begin(), operands.end(), operand_pool_.begin() + d.first_operand);
-  } else {
-    d.first_operand = AppendOperands(operands);
-  }
-  d.num_operands = static_cast<uint16_t>(operands.size());
+  ReplaceInPool(operand_pool_, d.first_operand, d.num_operands, operands);
 }
 
 const Operand* Function::UseOperand(Inst i, int k) const {
@@ -281,8 +297,8 @@ void Function::Renumber(absl::Span<const uint32_t> value_map, int num_values, ab
   }
   blocks_ = std::move(blocks);
   for (Block& b : layout_) b = Block(block_map[b.index()]);
-  for (InstData& d : insts_) {
-    for (int t = 0; t < d.num_targets(); ++t) d.targets[t].block = Block(block_map[d.targets[t].block.index()]);
+  for (size_t i = 0; i < insts_.size(); ++i) {
+    for (BranchTarget& bt : mutable_targets(Inst(static_cast<uint32_t>(i)))) bt.block = Block(block_map[bt.block.index()]);
   }
   std::vector<StackSlotData> slots(num_slots);
   for (size_t s = 0; s < stack_slots_.size(); ++s) {

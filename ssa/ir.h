@@ -28,7 +28,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/container/inlined_vector.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "base/id.h"
@@ -165,8 +164,10 @@ enum class ConstraintKind : uint8_t {
 };
 
 // One use or def of a value by an instruction or block header.
-// Layout (16 bytes): value | location | constraint argument (preg or use index) |
-// kind | position | constraint kind.
+// Layout (12 bytes): value | location | constraint argument (preg or use index) |
+// one byte of kind (bit 0), position (bit 1) and constraint kind (bits 2-4). The
+// operand pool is the largest array of a function: a byte less per field is a
+// quarter less of it.
 class Operand {
  public:
   Operand() = default;
@@ -178,18 +179,17 @@ class Operand {
   static Operand StackUse(Value v) { return Use(v).WithConstraint(ConstraintKind::kStack); }
   // A def tied to the register of the instruction's `use_index`-th use.
   static Operand ReuseDef(Value v, int use_index) {
-    Operand o = Def(v);
-    o.constraint_ = ConstraintKind::kReuse;
+    Operand o = Def(v).WithConstraint(ConstraintKind::kReuse);
     o.arg_ = static_cast<uint16_t>(use_index);
     return o;
   }
 
   Value value() const { return value_; }
-  OperandKind kind() const { return kind_; }
-  bool IsUse() const { return kind_ == OperandKind::kUse; }
-  bool IsDef() const { return kind_ == OperandKind::kDef; }
-  Position position() const { return position_; }
-  ConstraintKind constraint() const { return constraint_; }
+  OperandKind kind() const { return static_cast<OperandKind>(bits_ & kKindBit); }
+  bool IsUse() const { return (bits_ & kKindBit) == 0; }
+  bool IsDef() const { return (bits_ & kKindBit) != 0; }
+  Position position() const { return static_cast<Position>((bits_ & kPositionBit) >> 1); }
+  ConstraintKind constraint() const { return static_cast<ConstraintKind>(bits_ >> kConstraintShift); }
   // Precondition: constraint() == kFixed.
   PReg fixed_reg() const { return PReg(arg_); }
   // Precondition: constraint() == kReuse.
@@ -197,24 +197,23 @@ class Operand {
   Location location() const { return location_; }
   // The default position for this operand's kind.
   bool HasDefaultPosition() const {
-    return position_ == (IsUse() ? Position::kEarly : Position::kLate);
+    return position() == (IsUse() ? Position::kEarly : Position::kLate);
   }
 
   Operand WithConstraint(ConstraintKind c) const {
     Operand o = *this;
-    o.constraint_ = c;
+    o.bits_ = static_cast<uint8_t>((o.bits_ & (kKindBit | kPositionBit)) | (static_cast<uint8_t>(c) << kConstraintShift));
     o.arg_ = 0;
     return o;
   }
   Operand WithFixed(PReg r) const {
-    Operand o = *this;
-    o.constraint_ = ConstraintKind::kFixed;
+    Operand o = WithConstraint(ConstraintKind::kFixed);
     o.arg_ = static_cast<uint16_t>(r.index());
     return o;
   }
   Operand WithPosition(Position p) const {
     Operand o = *this;
-    o.position_ = p;
+    o.bits_ = static_cast<uint8_t>((o.bits_ & ~kPositionBit) | (static_cast<uint8_t>(p) << 1));
     return o;
   }
   Operand WithLocation(Location l) const {
@@ -226,20 +225,22 @@ class Operand {
   void set_location(Location l) { location_ = l; }
 
   friend bool operator==(const Operand& a, const Operand& b) {
-    return a.value_ == b.value_ && a.location_ == b.location_ && a.arg_ == b.arg_ &&
-           a.kind_ == b.kind_ && a.position_ == b.position_ && a.constraint_ == b.constraint_;
+    return a.value_ == b.value_ && a.location_ == b.location_ && a.arg_ == b.arg_ && a.bits_ == b.bits_;
   }
 
  private:
-  Operand(Value v, OperandKind k, Position p) : value_(v), kind_(k), position_(p) {}
+  static constexpr uint8_t kKindBit = 1;
+  static constexpr uint8_t kPositionBit = 2;
+  static constexpr int kConstraintShift = 2;
+  Operand(Value v, OperandKind k, Position p)
+      : value_(v), bits_(static_cast<uint8_t>(static_cast<uint8_t>(k) | (static_cast<uint8_t>(p) << 1))) {}
 
   Value value_;
   Location location_;
   uint16_t arg_ = 0;
-  OperandKind kind_ = OperandKind::kUse;
-  Position position_ = Position::kEarly;
-  ConstraintKind constraint_ = ConstraintKind::kReg;
+  uint8_t bits_ = 0;  // kUse, kEarly, kReg
 };
+static_assert(sizeof(Operand) == 12, "operands are 12 bytes: see the layout above");
 
 // For a commutative op's operands `ops` and its use operand `o`, the index of
 // its other use operand (whose value may trade places with o's); -1 otherwise.
@@ -260,26 +261,22 @@ struct BranchTarget {
   uint16_t num_args = 0;
 };
 
+// 32 bytes: the targets of a branch live in the function's target pool, like
+// the operands in its operand pool (Function::targets).
 struct InstData {
   Opcode opcode = Opcode::kCopy;
   CondCode cc = CondCode::kEq;   // kCmp
   Type type = Type::kI64;        // kConst, kLoad: the result type
   uint16_t num_operands = 0;
+  uint16_t target_count = 0;     // kJump: 1, kBr: 2, kBranch: any number (set by NewInst and SetTargets)
   uint32_t first_operand = 0;    // index into the function's operand pool
   int32_t clobbers = -1;         // index into Function::clobber_sets(), or -1
+  uint32_t first_target = 0;     // index into the function's target pool
   int64_t imm = 0;               // kConst: value bits; kLoad/kStore: offset; kCall, kInst, kBranch: name id
-  // kJump: 1, kBr: 2, kBranch: any number (two or fewer stay inline).
-  absl::InlinedVector<BranchTarget, 2> targets;
 
-  int num_targets() const { return static_cast<int>(targets.size()); }
+  int num_targets() const { return target_count; }
 };
-
-// The number of a branch's leading operands that are not arguments to targets (a
-// br's condition, an opaque branch's uses); all operands of other instructions.
-inline size_t NumNonArgOperands(const InstData& d) {
-  if (!d.targets.empty()) return d.targets[0].first_arg;
-  return d.num_operands;
-}
+static_assert(sizeof(InstData) == 32, "instructions are 32 bytes");
 
 struct BlockData {
   std::vector<Operand> params;  // defs, one per parameter
@@ -335,8 +332,10 @@ class Function {
   void SetLayout(std::vector<Block> layout);
   Block entry() const { return layout_.empty() ? Block() : layout_.front(); }
 
-  // Instructions. `NewInst` creates an instruction not yet placed in a block.
-  Inst NewInst(const InstData& data, absl::Span<const Operand> operands);
+  // Instructions. `NewInst` creates an instruction not yet placed in a block;
+  // a branch takes its targets here (`data`'s target fields are ignored).
+  Inst NewInst(const InstData& data, absl::Span<const Operand> operands,
+               absl::Span<const BranchTarget> targets = {});
   // Room for `insts` more instructions with `operands` more operands in all, so
   // that a phase adding many grows the arrays once, not by repeated doubling.
   void ReserveInsts(size_t insts, size_t operands) {
@@ -363,10 +362,28 @@ class Function {
   }
   // The k-th use operand of `i` (0-based among uses); nullptr if there is none.
   const Operand* UseOperand(Inst i, int k) const;
+  // A branch's targets, in order (empty for other instructions).
+  absl::Span<const BranchTarget> targets(Inst i) const {
+    const InstData& d = insts_[i.index()];
+    return absl::MakeConstSpan(target_pool_.data() + d.first_target, d.target_count);
+  }
+  absl::Span<BranchTarget> mutable_targets(Inst i) {
+    const InstData& d = insts_[i.index()];
+    return absl::MakeSpan(target_pool_.data() + d.first_target, d.target_count);
+  }
+  // Replaces a branch's targets (the old ones stay in the pool, unused).
+  void SetTargets(Inst i, absl::Span<const BranchTarget> targets);
   // The args a branch passes to its `t`-th target.
   absl::Span<const Operand> BranchArgs(Inst i, int t) const {
+    const BranchTarget& bt = targets(i)[t];
+    return operands(i).subspan(bt.first_arg, bt.num_args);
+  }
+  // The number of a branch's leading operands that are not arguments to
+  // targets (a br's condition, an opaque branch's uses); all operands of other
+  // instructions.
+  size_t NumNonArgOperands(Inst i) const {
     const InstData& d = insts_[i.index()];
-    return operands(i).subspan(d.targets[t].first_arg, d.targets[t].num_args);
+    return d.target_count > 0 ? target_pool_[d.first_target].first_arg : d.num_operands;
   }
   // The block's terminator, or an invalid id if it doesn't end in one.
   Inst Terminator(Block b) const;
@@ -432,9 +449,6 @@ class Function {
   bool IsAllocated() const;
 
  private:
-  // Appends to the pool (growing it by half), returning the first's index.
-  uint32_t AppendOperands(absl::Span<const Operand> operands);
-
   std::string name_;
   std::vector<Type> param_types_;
   std::vector<Type> result_types_;
@@ -444,6 +458,7 @@ class Function {
   std::vector<Block> layout_;
   std::vector<InstData> insts_;
   std::vector<Operand> operand_pool_;
+  std::vector<BranchTarget> target_pool_;
   std::vector<std::string> callees_;
   std::vector<RegSet> clobber_sets_;
   std::vector<StackSlotData> stack_slots_;

@@ -95,10 +95,9 @@ void DropBlockParams(Function& func) {
     if (b != func.entry()) func.block(b).params.clear();
     Inst term = func.Terminator(b);
     if (!term.IsValid() || !IsBranch(func.inst(term).opcode)) continue;
-    InstData& d = func.inst(term);
-    const size_t kept = NumNonArgOperands(d);
+    const size_t kept = func.NumNonArgOperands(term);
     func.TruncateOperands(term, kept);
-    for (int t = 0; t < d.num_targets(); ++t) d.targets[t] = BranchTarget{d.targets[t].block, static_cast<uint16_t>(kept), 0};
+    for (BranchTarget& bt : func.mutable_targets(term)) bt = BranchTarget{bt.block, static_cast<uint16_t>(kept), 0};
   }
 }
 

@@ -283,7 +283,7 @@ class Parser {
   absl::Status ParseBlockHeader();
   absl::Status ParseInst();
   absl::Status ParseOperandList(int line, std::vector<Operand>& ops, bool allow_empty);
-  absl::Status ParseBranchTarget(int line, InstData& d, std::vector<Operand>& ops);
+  absl::Status ParseBranchTarget(int line, std::vector<BranchTarget>& targets, std::vector<Operand>& ops);
   absl::Status ParseClobbers(int line, InstData& d);
   // "%a, %b, ..." up to the end of `line`; `what` names the list in errors.
   absl::StatusOr<RegSet> ParseRegisterList(int line, absl::string_view what);
@@ -435,10 +435,10 @@ absl::Status Parser::ParseOperandList(int line, std::vector<Operand>& ops, bool 
   }
 }
 
-absl::Status Parser::ParseBranchTarget(int line, InstData& d, std::vector<Operand>& ops) {
+absl::Status Parser::ParseBranchTarget(int line, std::vector<BranchTarget>& targets, std::vector<Operand>& ops) {
   if (OnLaterLine(line)) return Expected("a branch target before the end of the line");
   RA_ASSIGN_OR_RETURN(Block b, ParseBlockRef());
-  BranchTarget& bt = d.targets.emplace_back();
+  BranchTarget& bt = targets.emplace_back();
   bt.block = b;
   bt.first_arg = static_cast<uint16_t>(ops.size());
   if (IsPunct("(") && !OnLaterLine(line)) {
@@ -583,6 +583,7 @@ absl::Status Parser::ParseInst() {
   }
   InstData d;
   d.opcode = *opcode;
+  std::vector<BranchTarget> targets;
   RA_RETURN_IF_ERROR(Advance());
 
   auto need_suffix = [&](bool wanted) -> absl::Status {
@@ -708,7 +709,7 @@ absl::Status Parser::ParseInst() {
       RA_RETURN_IF_ERROR(ExpectPunct(")"));
       while (IsPunct(",") && !OnLaterLine(line)) {
         RA_RETURN_IF_ERROR(Advance());
-        RA_RETURN_IF_ERROR(ParseBranchTarget(line, d, ops));
+        RA_RETURN_IF_ERROR(ParseBranchTarget(line, targets, ops));
       }
       break;
     }
@@ -720,7 +721,7 @@ absl::Status Parser::ParseInst() {
     case Opcode::kJump:
       RA_RETURN_IF_ERROR(need_suffix(false));
       RA_RETURN_IF_ERROR(need_defs(0));
-      RA_RETURN_IF_ERROR(ParseBranchTarget(line, d, ops));
+      RA_RETURN_IF_ERROR(ParseBranchTarget(line, targets, ops));
       break;
     case Opcode::kBr: {
       RA_RETURN_IF_ERROR(need_suffix(false));
@@ -729,9 +730,9 @@ absl::Status Parser::ParseInst() {
       RA_ASSIGN_OR_RETURN(Operand cond, ParseOperand(OperandKind::kUse));
       ops.push_back(cond);
       RA_RETURN_IF_ERROR(ExpectPunct(","));
-      RA_RETURN_IF_ERROR(ParseBranchTarget(line, d, ops));
+      RA_RETURN_IF_ERROR(ParseBranchTarget(line, targets, ops));
       RA_RETURN_IF_ERROR(ExpectPunct(","));
-      RA_RETURN_IF_ERROR(ParseBranchTarget(line, d, ops));
+      RA_RETURN_IF_ERROR(ParseBranchTarget(line, targets, ops));
       break;
     }
     case Opcode::kCopy:
@@ -786,7 +787,9 @@ absl::Status Parser::ParseInst() {
       inferred_.push_back(Inference{v, ops[num_defs].value(), def_positions[i]});
     }
   }
-  Inst inst = func_.NewInst(d, ops);
+  if (ops.size() > 0xffff) return ErrorAt(op_pos, "an instruction with more than 65535 operands");
+  if (targets.size() > 0xffff) return ErrorAt(op_pos, "a branch with more than 65535 targets");
+  Inst inst = func_.NewInst(d, ops, targets);
   func_.block(current_).insts.push_back(inst);
   return absl::OkStatus();
 }

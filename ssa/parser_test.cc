@@ -220,6 +220,21 @@ TEST(ParserTest, MalformedInputsGetPreciseErrors) {
   EXPECT_GE(sizeof(kBad) / sizeof(kBad[0]), 30u);
 }
 
+// Operand and target counts are 16-bit: a longer list is an error, not a
+// silently shortened instruction.
+TEST(ParserTest, TooManyOperandsOrTargetsAreErrors) {
+  std::string ret = "function %wide(i64) {\nblock0(v0: i64):\n    ret v0";
+  for (int k = 0; k < 65535; ++k) ret += ", v0";
+  absl::StatusOr<std::vector<Function>> f = ParseModule(ret + "\n}\n", X86());
+  ASSERT_FALSE(f.ok());
+  EXPECT_THAT(std::string(f.status().message()), HasSubstr("more than 65535 operands"));
+  std::string branch = "function %wide() {\nblock0:\n    branch %JMP()";
+  for (int k = 0; k < 65536; ++k) branch += ", block1";
+  f = ParseModule(branch + "\nblock1:\n    ret\n}\n", X86());
+  ASSERT_FALSE(f.ok());
+  EXPECT_THAT(std::string(f.status().message()), HasSubstr("more than 65535 targets"));
+}
+
 // Sparse numbers cost what the function contains: ids are dense, the written
 // numbers are kept as names for printing and for errors.
 constexpr char kSparse[] = R"(function %sparse(i64) -> i64 {

@@ -18,7 +18,7 @@ void AppendOperands(std::string& out, const Function& func, absl::Span<const Ope
 }
 
 void AppendTarget(std::string& out, const Function& func, Inst inst, int t, const Target& target) {
-  const BranchTarget& bt = func.inst(inst).targets[t];
+  const BranchTarget& bt = func.targets(inst)[t];
   out += func.BlockName(bt.block);
   if (bt.num_args > 0) {
     out += "(";
@@ -124,7 +124,7 @@ std::string PrintInst(const Function& func, Inst inst, const Target& target) {
       break;
     case Opcode::kBranch:
       absl::StrAppend(&out, " %", func.callee(static_cast<int>(d.imm)), "(");
-      AppendOperands(out, func, uses.subspan(0, NumNonArgOperands(d)), target);
+      AppendOperands(out, func, uses.subspan(0, func.NumNonArgOperands(inst)), target);
       out += ")";
       for (int t = 0; t < d.num_targets(); ++t) {
         out += ", ";

@@ -96,9 +96,9 @@ absl::Status Verifier::CheckStructure() {
       return InstError(b, static_cast<int>(insts.size() - 1), insts.back(),
                        "the block does not end in a terminator (ret, jump, br)");
     }
-    const InstData& term = func_.inst(insts.back());
-    for (int t = 0; t < term.num_targets(); ++t) {
-      Block to = term.targets[t].block;
+    absl::Span<const BranchTarget> targets = func_.targets(insts.back());
+    for (size_t t = 0; t < targets.size(); ++t) {
+      Block to = targets[t].block;
       int index = static_cast<int>(insts.size() - 1);
       if (!func_.BlockExists(to) || !func_.block(to).in_layout) {
         return InstError(b, index, insts.back(), absl::StrCat("branch to ", func_.BlockName(to), ", which is not in the function"));
@@ -271,14 +271,15 @@ absl::Status Verifier::CheckOperandShape(Block b, int index, Inst i) {
                                  : d.opcode == Opcode::kBranch ? d.num_targets()
                                                                : 0;
     if (d.num_targets() != expected_targets) return error("wrong number of branch targets");
-    size_t next = d.opcode == Opcode::kBr ? 1 : d.opcode == Opcode::kBranch ? d.targets[0].first_arg : 0;
+    absl::Span<const BranchTarget> targets = func_.targets(i);
+    size_t next = d.opcode == Opcode::kBr ? 1 : d.opcode == Opcode::kBranch ? targets[0].first_arg : 0;
     if (next > ops.size()) return error("branch arguments do not follow the operand order");
     for (size_t k = 0; k < next; ++k) {
       if (!ops[k].IsUse()) return error("an opaque branch defines no values");
     }
-    for (int t = 0; t < d.num_targets(); ++t) {
-      if (d.targets[t].first_arg != next) return error("branch arguments do not follow the operand order");
-      next += d.targets[t].num_args;
+    for (const BranchTarget& bt : targets) {
+      if (bt.first_arg != next) return error("branch arguments do not follow the operand order");
+      next += bt.num_args;
     }
     if (next != ops.size()) return error("branch arguments do not cover the operands");
   }

@@ -190,15 +190,15 @@ absl::StatusOr<Function> Loader::Load() {
         return Error(iwhere, absl::StrCat("clobber set #", pi.clobbers(), " does not exist"));
       }
       d.clobbers = pi.clobbers();
-      if (pi.targets_size() > pi.operands_size() + 0xffff) return Error(iwhere, "more branch targets than a branch can have");
-      d.targets.resize(pi.targets_size());
+      if (pi.targets_size() > 0xffff) return Error(iwhere, "more branch targets than a branch can have");
+      std::vector<BranchTarget> targets(pi.targets_size());
       for (int t = 0; t < pi.targets_size(); ++t) {
         const dump::BranchTarget& bt = pi.targets(t);
         if (bt.block() >= p_.num_blocks()) return Error(iwhere, absl::StrCat("branch to block", bt.block(), ", which does not exist"));
         if (uint64_t{bt.first_arg()} + bt.num_args() > static_cast<uint64_t>(pi.operands_size())) {
           return Error(iwhere, "branch arguments run past the operands");
         }
-        d.targets[t] = BranchTarget{Block(bt.block()), static_cast<uint16_t>(bt.first_arg()),
+        targets[t] = BranchTarget{Block(bt.block()), static_cast<uint16_t>(bt.first_arg()),
                                     static_cast<uint16_t>(bt.num_args())};
       }
       std::vector<Operand> ops;
@@ -206,7 +206,7 @@ absl::StatusOr<Function> Loader::Load() {
         RA_ASSIGN_OR_RETURN(Operand op, OperandOf(po, iwhere));
         ops.push_back(op);
       }
-      f_.block(b).insts.push_back(f_.NewInst(d, ops));
+      f_.block(b).insts.push_back(f_.NewInst(d, ops, targets));
     }
   }
   RA_RETURN_IF_ERROR(LoadNames());
@@ -266,11 +266,11 @@ dump::Function FunctionToProto(const Function& func) {
       pi->set_imm(d.imm);
       pi->set_clobbers(d.clobbers);
       for (const Operand& op : func.operands(i)) *pi->add_operands() = OperandToProto(op);
-      for (int t = 0; t < d.num_targets(); ++t) {
+      for (const BranchTarget& t : func.targets(i)) {
         dump::BranchTarget* bt = pi->add_targets();
-        bt->set_block(d.targets[t].block.index());
-        bt->set_first_arg(d.targets[t].first_arg);
-        bt->set_num_args(d.targets[t].num_args);
+        bt->set_block(t.block.index());
+        bt->set_first_arg(t.first_arg);
+        bt->set_num_args(t.num_args);
       }
     }
   }

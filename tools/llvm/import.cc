@@ -888,6 +888,7 @@ absl::StatusOr<Function> Importer::Emit() {
       }
       InstData d;
       d.opcode = inst.opcode;
+      std::vector<BranchTarget> targets;
       if (inst.opcode != Opcode::kRet) d.imm = f.InternCallee(inst.name);
       if (!inst.clobbers.Empty()) d.clobbers = f.InternClobbers(inst.clobbers);
       if (inst.opcode == Opcode::kRet && !results_set) {
@@ -895,21 +896,21 @@ absl::StatusOr<Function> Importer::Emit() {
         results_set = true;
       }
       if (inst.opcode == Opcode::kBranch) {
-        d.targets.resize(ib.succs.size());
+        targets.resize(ib.succs.size());
         for (size_t s = 0; s < ib.succs.size(); ++s) {
           const IBlock& to = blocks_[ib.succs[s]];
-          d.targets[s].block = Block(ib.succs[s]);
-          d.targets[s].first_arg = static_cast<uint16_t>(ops.size());
+          targets[s].block = Block(ib.succs[s]);
+          targets[s].first_arg = static_cast<uint16_t>(ops.size());
           for (size_t k = 0; k < to.params.size(); ++k) {
             if (vals_[to.params[k]].repl >= 0) continue;
             RA_ASSIGN_OR_RETURN(Value a, value(ib.args[s][k]));
             ops.push_back(Operand::Use(a));
           }
-          d.targets[s].num_args = static_cast<uint16_t>(ops.size() - d.targets[s].first_arg);
+          targets[s].num_args = static_cast<uint16_t>(ops.size() - targets[s].first_arg);
         }
       }
       if (ops.size() > 0xffff) return Error("an instruction with more than 65535 operands");
-      Inst made = f.NewInst(d, ops);
+      Inst made = f.NewInst(d, ops, targets);
       f.block(Block(b)).insts.push_back(made);
       ImportOrigins& o = result_.origins;
       if (o.insts.size() <= made.index()) {

@@ -359,10 +359,9 @@ absl::Status Writer::Plan() {
   for (Block b : f_.layout()) {
     laid_out[b.index()] = true;
     if (f_.block(b).insts.empty()) return Error(absl::StrCat("block ", b.index(), " is empty"));
-    const InstData& d = f_.inst(f_.block(b).insts.back());
-    for (int t = 0; t < d.num_targets(); ++t) {
-      ++preds[d.targets[t].block.index()];
-      pred[d.targets[t].block.index()] = static_cast<int>(b.index());
+    for (const BranchTarget& t : f_.targets(f_.block(b).insts.back())) {
+      ++preds[t.block.index()];
+      pred[t.block.index()] = static_cast<int>(b.index());
     }
   }
   for (size_t b = 0; b < n; ++b) {
@@ -370,13 +369,13 @@ absl::Status Writer::Plan() {
   }
   for (Block b : f_.layout()) {
     if (b.index() < n) continue;
-    const InstData& d = f_.inst(f_.block(b).insts.back());
-    if (preds[b.index()] != 1 || pred[b.index()] >= static_cast<int>(n) || d.opcode != Opcode::kJump ||
-        d.targets[0].block.index() >= n) {
+    const Inst jump = f_.block(b).insts.back();
+    if (preds[b.index()] != 1 || pred[b.index()] >= static_cast<int>(n) || f_.inst(jump).opcode != Opcode::kJump ||
+        f_.targets(jump)[0].block.index() >= n) {
       return Error(absl::StrCat("block ", b.index(), " is not on an edge between imported blocks"));
     }
     llvm::MachineBasicBlock* from = origins_.blocks[pred[b.index()]];
-    llvm::MachineBasicBlock* to = origins_.blocks[d.targets[0].block.index()];
+    llvm::MachineBasicBlock* to = origins_.blocks[f_.targets(jump)[0].block.index()];
     if (!from->isSuccessor(to)) {
       return Error(absl::StrCat("block ", b.index(), " is on no edge: bb.", to->getNumber(), " does not follow bb.", from->getNumber()));
     }
