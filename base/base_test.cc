@@ -63,6 +63,30 @@ TEST(CompressedRowsTest, GroupsByKeyKeepingOrder) {
   EXPECT_EQ(rows.Row(2)[0], 3);
 }
 
+TEST(CompressedRowsTest, CountedRowsTakeItemsInPlacementOrder) {
+  std::vector<int> items = {31, 10, 22, 11, 30, 12};
+  CompressedRows<int> built, placed;
+  built.Build(4, absl::MakeConstSpan(items), [](int x) { return x / 10; });
+  placed.StartCounting(4);
+  for (int x : items) placed.Count(x / 10);
+  placed.StartFilling();
+  for (int x : items) placed.Place(x / 10, x);
+  ASSERT_EQ(placed.num_rows(), 4u);
+  for (size_t r = 0; r < 4; ++r) {
+    EXPECT_EQ(std::vector<int>(placed.Row(r).begin(), placed.Row(r).end()),
+              std::vector<int>(built.Row(r).begin(), built.Row(r).end()))
+        << r;
+  }
+  // Again, reusing the storage, with fewer rows.
+  placed.StartCounting(2);
+  placed.Count(1);
+  placed.StartFilling();
+  placed.Place(1, 7);
+  EXPECT_EQ(placed.num_rows(), 2u);
+  EXPECT_TRUE(placed.Row(0).empty());
+  EXPECT_EQ(placed.Row(1)[0], 7);
+}
+
 struct ATag {};
 struct BTag {};
 // Sorts (key, serial) pairs by key both ways and compares: the order must be

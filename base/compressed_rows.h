@@ -47,6 +47,19 @@ class CompressedRows {
     for (const T& item : items) items_[fill_[key(item)]++] = item;
   }
 
+  // Builds rows whose sizes are known before their items, without a second
+  // copy of the items: StartCounting(num_rows), Count(row) once per item,
+  // StartFilling(), then Place(row, item) for each item, in the order wanted
+  // within its row. Each row must get exactly the items counted for it.
+  void StartCounting(size_t num_rows) { start_.assign(num_rows + 1, 0); }
+  void Count(size_t row) { ++start_[row + 1]; }
+  void StartFilling() {
+    for (size_t i = 1; i < start_.size(); ++i) start_[i] += start_[i - 1];
+    items_.resize(start_.back());
+    fill_.assign(start_.begin(), start_.end() - 1);
+  }
+  void Place(size_t row, const T& item) { items_[fill_[row]++] = item; }
+
   size_t num_rows() const { return start_.empty() ? 0 : start_.size() - 1; }
   absl::Span<const T> Row(size_t row) const {
     return absl::MakeConstSpan(items_.data() + start_[row], start_[row + 1] - start_[row]);

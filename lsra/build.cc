@@ -221,22 +221,32 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
   stats.critical_edges = static_cast<int>(critical_.size());
   sets_ = &sets;
 
-  // Numbering.
+  // Numbering, and the rows of the references: one per parameter and
+  // operand, placed in their value's row as the walk below makes them (in
+  // position order), so the rows are counted first.
   int nv = func.num_values(), nb = func.num_blocks();
   number_.assign(func.num_insts(), 0);
   block_from_.assign(nb, 0);
   block_to_.assign(nb, 0);
+  refs_.StartCounting(nv);
+  size_t num_refs = 0;
   uint32_t k = 1;
   for (Block b : order_) {
     const std::vector<Inst>& insts = func.block(b).insts;
     block_from_[b.index()] = 4 * k - 1;
-    for (Inst i : insts) number_[i.index()] = k++;
+    for (const Operand& p : func.block(b).params) refs_.Count(p.value().index());
+    num_refs += func.block(b).params.size();
+    for (Inst i : insts) {
+      number_[i.index()] = k++;
+      for (const Operand& op : func.operands(i)) refs_.Count(op.value().index());
+      num_refs += func.operands(i).size();
+    }
     block_to_[b.index()] = 4 * (k - 1) + 3;
   }
 
   // Ranges: one piece per value and block, in block order; references.
+  refs_.StartFilling();
   pieces_.clear();
-  all_refs_.clear();
   all_reg_refs_.clear();
   all_blocked_.clear();
   clobbers_.clear();
@@ -292,7 +302,7 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
       }
       ref.operand = static_cast<uint8_t>(p);
       ref.loop_depth = depth;
-      all_refs_.push_back(ref);
+      refs_.Place(op.value().index(), ref);
     }
     for (Inst i : func.block(b).insts) {
       uint32_t base = 4 * number_[i.index()];
@@ -333,7 +343,7 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
             ref.reuse_of = static_cast<uint8_t>(op.reuse_index());
           }
         }
-        all_refs_.push_back(ref);
+        refs_.Place(op.value().index(), ref);
       }
       if (func.inst(i).clobbers >= 0) {
         clobbers_.push_back(base + kLsraClobber);
@@ -378,7 +388,6 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
       ranges_.AppendRow(merged);
     }
   }
-  refs_.Build(nv, all_refs_, [](const RefPosition& r) { return r.value.index(); });
   // Per register, by position. The walk above produced both lists in position
   // order up to swaps within an instruction, so grouping by register (a stable
   // counting sort) and then a nearly-sorted sort of each row is linear.
@@ -426,7 +435,7 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
     ++stats.intervals;
     stats.ranges += static_cast<int>(ranges_.Row(v).size());
   }
-  stats.refs = static_cast<int>(all_refs_.size());
+  stats.refs = static_cast<int>(num_refs);
   ReleaseAfterLargeFunction(func.num_insts(), scratch_);
   return stats;
 }

@@ -232,7 +232,7 @@ class LsraBuild {
     DominatorTree dom;
     LoopNest loops;
   } scratch_;
-  std::vector<RefPosition> all_refs_, all_reg_refs_;
+  std::vector<RefPosition> all_reg_refs_;
   std::vector<std::pair<PReg, LsraRange>> all_blocked_;
 };
 
