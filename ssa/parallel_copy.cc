@@ -1,6 +1,8 @@
 #include "ssa/parallel_copy.h"
 
 #include <algorithm>
+#include <array>
+#include <utility>
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
@@ -70,9 +72,50 @@ absl::Status Sequentialize(absl::Span<const CopyMove> moves, const Target& targe
       renames.push_back(m);
     }
   }
+  // Is `loc` read by a pending move other than `except`? With many pending
+  // moves (a big edge copy), the answer comes from how many pending sources
+  // cover each register unit and stack slot, not from a walk over the other
+  // moves, which made the emission loop cubic in the copy's size.
+  const bool counted = pending.size() > 8;
+  std::array<int, 256> unit_readers{};  // a Target has at most 256 units
+  absl::InlinedVector<std::pair<uint32_t, int>, 8> slot_readers;
+  auto count_reader = [&](Location src, int delta) {
+    if (src.IsReg()) {
+      for (uint32_t u : target.Units(src.reg())) unit_readers[u] += delta;
+    } else if (src.IsStack()) {
+      for (auto& [slot, n] : slot_readers) {
+        if (slot == src.slot().index()) {
+          n += delta;
+          return;
+        }
+      }
+      slot_readers.push_back({src.slot().index(), delta});
+    }
+  };
+  auto recount = [&]() {
+    if (!counted) return;
+    unit_readers.fill(0);
+    slot_readers.clear();
+    for (const CopyMove& m : pending) count_reader(m.src, 1);
+  };
+  recount();
   auto is_read = [&](Location loc, size_t except) {
-    for (size_t n = 0; n < pending.size(); ++n) {
-      if (n != except && LocationsOverlap(pending[n].src, loc, target)) return true;
+    if (!counted) {
+      for (size_t n = 0; n < pending.size(); ++n) {
+        if (n != except && LocationsOverlap(pending[n].src, loc, target)) return true;
+      }
+      return false;
+    }
+    const Location own = pending[except].src;
+    if (loc.IsReg()) {
+      for (uint32_t u : target.Units(loc.reg())) {
+        const int others = unit_readers[u] - (own.IsReg() && target.Units(own.reg()).Test(u) ? 1 : 0);
+        if (others > 0) return true;
+      }
+    } else if (loc.IsStack()) {
+      for (const auto& [slot, n] : slot_readers) {
+        if (slot == loc.slot().index()) return n - (own == loc ? 1 : 0) > 0;
+      }
     }
     return false;
   };
@@ -88,6 +131,7 @@ absl::Status Sequentialize(absl::Span<const CopyMove> moves, const Target& targe
     if (best < pending.size()) {
       const CopyMove& m = pending[best];
       emit_move(m.src, m.dst, m.value, m.dst_value, m.type);
+      if (counted) count_reader(m.src, -1);
       pending.erase(pending.begin() + best);
       continue;
     }
@@ -143,6 +187,7 @@ absl::Status Sequentialize(absl::Span<const CopyMove> moves, const Target& targe
           if (pending[n].dst_value != pending[n].value) renames.push_back(pending[n]);
           pending.erase(pending.begin() + n);
         }
+        recount();
         continue;
       }
     }
@@ -175,6 +220,7 @@ absl::Status Sequentialize(absl::Span<const CopyMove> moves, const Target& targe
         if (p.src == from) p.src = temp;
       }
     }
+    recount();
   }
   for (const CopyMove& m : renames) emit_move(m.src, m.dst, m.value, m.dst_value, m.type);
   return absl::OkStatus();
