@@ -37,7 +37,14 @@ struct LsraResolver::Buffers {
   };
   CompressedRows<Holder> holders;
   std::vector<uint32_t> order_index, query;
-  std::vector<Holder> held;
+  // IndexHolders' spans: a value held in a register over boundaries
+  // [first, last) of `query`.
+  struct HeldSpan {
+    uint32_t first, last;
+    Value value;
+    PReg reg;
+  };
+  std::vector<HeldSpan> held;
   std::vector<EdgeValue> edge_values;
   std::vector<RegOwner> reg_owner;
   std::vector<uint8_t> stored, block_start;
@@ -158,10 +165,13 @@ void Resolver::IndexHolders() {
   }
   // Where the value is live in a piece in a register, it is held at the
   // boundaries in between (only where it is live: a piece's span also has
-  // holes, where the register holds others). Value by value, so that grouping
-  // by boundary (a stable counting sort) leaves each row sorted by value.
-  std::vector<Holder>& held = buf_.held;
+  // holes, where the register holds others). Value by value, so that each
+  // boundary's row is sorted by value; the rows are counted from the spans
+  // first, then filled (a span covers many boundaries: the spans take far
+  // less room than a list of every holder to group).
+  std::vector<LsraResolver::Buffers::HeldSpan>& held = buf_.held;
   held.clear();
+  holders_.StartCounting(query.size());
   for (int v = 0; v < b_.num_values(); ++v) {
     absl::Span<const LsraRange> rs = b_.Ranges(Value(v));
     auto r = rs.begin();
@@ -171,11 +181,17 @@ void Resolver::IndexHolders() {
       for (auto x = r; x != rs.end() && x->from < c.to; ++x) {
         auto lo = std::lower_bound(query.begin(), query.end(), std::max(x->from, c.from));
         auto hi = std::lower_bound(lo, query.end(), std::min(x->to, c.to));
-        for (auto q = lo; q != hi; ++q) held.push_back(Holder{static_cast<uint32_t>(q - query.begin()), Value(v), c.loc.reg()});
+        if (lo == hi) continue;
+        const uint32_t first = static_cast<uint32_t>(lo - query.begin()), last = static_cast<uint32_t>(hi - query.begin());
+        held.push_back({first, last, Value(v), c.loc.reg()});
+        for (uint32_t q = first; q < last; ++q) holders_.Count(q);
       }
     }
   }
-  holders_.Build(query.size(), held, [](const Holder& h) { return h.boundary; });
+  holders_.StartFilling();
+  for (const LsraResolver::Buffers::HeldSpan& s : held) {
+    for (uint32_t q = s.first; q < s.last; ++q) holders_.Place(q, Holder{q, s.value, s.reg});
+  }
 }
 
 absl::Status Resolver::EdgeMoves(const Edge& e, std::vector<CopyMove>& moves) {
