@@ -18,8 +18,10 @@
 //   FunctionBuilder b(f);   // ssa/builder.h
 //
 // Ids index flat vectors: `f.value_type(v)`, `f.block(b)`, `f.inst(i)`. Operands of
-// all instructions live in one pool (`f.operands(i)` is a span into it), so a
-// function of a million instructions makes a handful of allocations.
+// all instructions live in one pool (`f.operands(i)` is a span into it), and the
+// targets of all branches in another (`f.targets(i)`), so a function of a
+// million instructions makes a handful of allocations, and an instruction takes
+// 32 bytes and an operand 12.
 #ifndef REGALLOC_SSA_IR_H_
 #define REGALLOC_SSA_IR_H_
 
