@@ -988,7 +988,7 @@ int Chaitin::RematerializeConstantArguments() {
     std::vector<Inst>& insts = f_.block(b).insts;
     if (insts.empty()) continue;
     const Inst branch = insts.back();
-    // A copy: making instructions below may move the instruction array.
+    // A copy: making instructions below may move the function's target pool.
     const absl::InlinedVector<BranchTarget, 2> targets(f_.targets(branch).begin(), f_.targets(branch).end());
     std::vector<Inst>& consts = buf_.rematerialize_constant_arguments_consts;
     consts.clear();

@@ -229,17 +229,14 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
   block_from_.assign(nb, 0);
   block_to_.assign(nb, 0);
   refs_.StartCounting(nv);
-  size_t num_refs = 0;
   uint32_t k = 1;
   for (Block b : order_) {
     const std::vector<Inst>& insts = func.block(b).insts;
     block_from_[b.index()] = 4 * k - 1;
     for (const Operand& p : func.block(b).params) refs_.Count(p.value().index());
-    num_refs += func.block(b).params.size();
     for (Inst i : insts) {
       number_[i.index()] = k++;
       for (const Operand& op : func.operands(i)) refs_.Count(op.value().index());
-      num_refs += func.operands(i).size();
     }
     block_to_[b.index()] = 4 * (k - 1) + 3;
   }
@@ -435,7 +432,7 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
     ++stats.intervals;
     stats.ranges += static_cast<int>(ranges_.Row(v).size());
   }
-  stats.refs = static_cast<int>(num_refs);
+  stats.refs = static_cast<int>(refs_.all().size());
   ReleaseAfterLargeFunction(func.num_insts(), scratch_);
   return stats;
 }

@@ -168,8 +168,8 @@ enum class ConstraintKind : uint8_t {
 // One use or def of a value by an instruction or block header.
 // Layout (12 bytes): value | location | constraint argument (preg or use index) |
 // one byte of kind (bit 0), position (bit 1) and constraint kind (bits 2-4). The
-// operand pool is the largest array of a function: a byte less per field is a
-// quarter less of it.
+// operand pool is the largest array of a function: the three enums in one byte
+// take a quarter off it.
 class Operand {
  public:
   Operand() = default;

@@ -910,6 +910,7 @@ absl::StatusOr<Function> Importer::Emit() {
         }
       }
       if (ops.size() > 0xffff) return Error("an instruction with more than 65535 operands");
+      if (targets.size() > 0xffff) return Error("a branch with more than 65535 successors");
       Inst made = f.NewInst(d, ops, targets);
       f.block(Block(b)).insts.push_back(made);
       ImportOrigins& o = result_.origins;
