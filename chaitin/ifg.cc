@@ -60,17 +60,16 @@ bool InterferenceGraph::Bit(uint32_t a, uint32_t b) const {
   return w != nullptr && ((w->bits >> (b & 63)) & 1);
 }
 
-bool InterferenceGraph::SetSparseBit(uint32_t a, uint32_t b) {
-  // Rows grow mostly at their end (the build walks blocks in layout order,
-  // and ids follow it): try the last word before searching.
+bool InterferenceGraph::SetSparseBitElsewhere(uint32_t a, uint32_t b) {
+  // Not the last word (SetSparseBit tried it). Rows grow mostly at their end
+  // (the build walks blocks in layout order, and ids follow it): try past it
+  // and next to it before searching.
   std::vector<Word>& row = sparse_[a];
   const uint32_t index = b >> 6;
   uint64_t* word;
   const size_t n = row.size();
   if (n == 0 || row.back().index < index) {
     row.push_back({index, 0});
-    word = &row.back().bits;
-  } else if (row.back().index == index) {
     word = &row.back().bits;
   } else if (n >= 2 && row[n - 2].index == index) {  // a block's defs cross a word boundary
     word = &row[n - 2].bits;
@@ -122,20 +121,8 @@ void InterferenceGraph::AddEdges(uint32_t a, const uint32_t* begin, const uint32
   merged_.clear();
   size_t i = 0;
   bool grew = false;
-  const uint32_t index_a = a >> 6;
-  const uint64_t bit_a = uint64_t{1} << (a & 63);
   for (const uint32_t* b = begin; b != end; ++b) {
-    if (*b == a || *b == skip) continue;
-    // SetSparseBit(*b, a), its usual case first: the row's last word already
-    // holds a's word (a long-lived node meets each def of a block).
-    std::vector<Word>& other = sparse_[*b];
-    if (!other.empty() && other.back().index == index_a) {
-      if ((other.back().bits & bit_a) != 0) continue;
-      other.back().bits |= bit_a;
-      ++degree_[*b];
-    } else if (!SetSparseBit(*b, a)) {
-      continue;
-    }
+    if (*b == a || *b == skip || !SetSparseBit(*b, a)) continue;
     ++edges_;
     ++degree_[a];
     grew = true;

@@ -166,7 +166,18 @@ class InterferenceGraph {
     summary_[a * summary_words_ + (k >> 6)] |= uint64_t{1} << (k & 63);
     return true;
   }
-  bool SetSparseBit(uint32_t a, uint32_t b);
+  // Its usual case inline: the row's last word already holds b's word (a
+  // long-lived node meets each def of a block in turn).
+  bool SetSparseBit(uint32_t a, uint32_t b) {
+    std::vector<Word>& row = sparse_[a];
+    if (row.empty() || row.back().index != b >> 6) return SetSparseBitElsewhere(a, b);
+    const uint64_t bit = uint64_t{1} << (b & 63);
+    if (row.back().bits & bit) return false;
+    row.back().bits |= bit;
+    ++degree_[a];
+    return true;
+  }
+  bool SetSparseBitElsewhere(uint32_t a, uint32_t b);
   void ClearBit(uint32_t a, uint32_t b);
   bool Bit(uint32_t a, uint32_t b) const;
   // The word of a's sparse row holding index `index`, or nullptr.

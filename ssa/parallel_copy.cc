@@ -77,7 +77,7 @@ absl::Status Sequentialize(absl::Span<const CopyMove> moves, const Target& targe
   // cover each register unit and stack slot, not from a walk over the other
   // moves, which made the emission loop cubic in the copy's size.
   const bool counted = pending.size() > 8;
-  std::array<int, 256> unit_readers{};  // a Target has at most 256 units
+  std::array<int, UnitSet::kCapacity> unit_readers{};
   absl::InlinedVector<std::pair<uint32_t, int>, 8> slot_readers;
   auto count_reader = [&](Location src, int delta) {
     if (src.IsReg()) {
