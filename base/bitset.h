@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstdint>
+#include <utility>
 
 namespace regalloc {
 
@@ -79,6 +80,10 @@ class BitSet256 {
   friend BitSet256 operator&(BitSet256 a, const BitSet256& b) { return a &= b; }
   friend bool operator==(const BitSet256& a, const BitSet256& b) { return a.words_ == b.words_; }
   friend bool operator!=(const BitSet256& a, const BitSet256& b) { return !(a == b); }
+  template <typename H>
+  friend H AbslHashValue(H h, const BitSet256& s) {
+    return H::combine(std::move(h), s.words_[0], s.words_[1], s.words_[2], s.words_[3]);
+  }
 
   // Iterates set bits in ascending order.
   class Iterator {

@@ -1,5 +1,6 @@
 #include "color/color.h"
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
 
 #include <algorithm>
@@ -30,7 +31,14 @@ struct Colorer::Buffers {
   std::vector<int32_t> pos;
   std::vector<Value> in_regs;
   std::vector<uint8_t> frozen;
-  std::vector<RegSet> avoid;
+  // Avoid sets, interned: most values share one of a few (none, a call's
+  // clobbers, ...), so a value holds a 4-byte id, not a 32-byte set.
+  std::vector<uint32_t> avoid;       // per value: an index into avoid_sets
+  std::vector<RegSet> avoid_sets;    // [0] is the empty set
+  absl::flat_hash_map<RegSet, uint32_t> avoid_ids;
+  // Prepass, per set id: its union with the current instruction's pinned set,
+  // valid where union_stamp equals that instruction's stamp.
+  std::vector<uint32_t> union_of, union_stamp;
   std::vector<PReg> hint;
   std::vector<PReg> vreg_reg;
   std::vector<Value> dies;
@@ -38,7 +46,7 @@ struct Colorer::Buffers {
   std::vector<uint16_t> dies_count;
   std::vector<uint16_t> dies_uses;
   std::vector<uint8_t> param_dead;
-  std::vector<std::pair<Value, RegSet>> pinned_defs;  // Prepass: an instruction's live defs and their avoid sets
+  std::vector<std::pair<Value, uint32_t>> pinned_defs;  // Prepass: an instruction's live defs and their avoid sets
   LiveWalker live;
 };
 
@@ -52,7 +60,7 @@ class ColorWalk {
   ColorWalk(const Target& t, Function& f, const VirtRegs& vregs, const LiveSets& sets, ValueLocations& locs,
             Colorer::Buffers& b)
       : t_(t), f_(f), vregs_(vregs), sets_(sets), locs_(locs), b_(b), model_(b.model.For(t)), owner_(b.owner),
-        cur_(b.cur), pos_(b.pos), in_regs_(b.in_regs), frozen_(b.frozen), avoid_(b.avoid), hint_(b.hint),
+        cur_(b.cur), pos_(b.pos), in_regs_(b.in_regs), frozen_(b.frozen), avoid_(b.avoid), avoid_sets_(b.avoid_sets), hint_(b.hint),
         vreg_reg_(b.vreg_reg), dies_(b.dies), dies_begin_(b.dies_begin), dies_count_(b.dies_count),
         dies_uses_(b.dies_uses), param_dead_(b.param_dead), live_(b.live) {}
   absl::StatusOr<ColorStats> Run();
@@ -119,6 +127,12 @@ class ColorWalk {
   // One backward walk per block: avoid sets, hints, and each instruction's last
   // uses and dead defs.
   void Prepass(const LiveSets& sets);
+  // The id of avoid set `s`, made on first request.
+  uint32_t InternAvoid(const RegSet& s) {
+    auto [it, added] = b_.avoid_ids.emplace(s, static_cast<uint32_t>(avoid_sets_.size()));
+    if (added) avoid_sets_.push_back(s);
+    return it->second;
+  }
   // The values whose last use is `i`, and the values `i` defines that nothing reads.
   absl::Span<const Value> DyingUses(Inst i) const {
     return absl::MakeConstSpan(dies_.data() + dies_begin_[i.index()], dies_uses_[i.index()]);
@@ -158,7 +172,8 @@ class ColorWalk {
   std::vector<int32_t>& pos_;       // per value: index in in_regs_, or -1
   std::vector<Value>& in_regs_;     // values holding a register now
   std::vector<uint8_t>& frozen_;    // per value: home fixed (block-crossing values)
-  std::vector<RegSet>& avoid_;      // per value: registers pinned during its life
+  std::vector<uint32_t>& avoid_;    // per value: registers pinned during its life (an id)
+  std::vector<RegSet>& avoid_sets_;  // by id
   std::vector<PReg>& hint_;         // per value: fixed register of a later copy of it
   std::vector<PReg>& vreg_reg_;     // per virtual register: its members' register
   RegSet used_;
@@ -192,7 +207,7 @@ std::optional<PReg> ColorWalk::Pick(Value v, const UnitSet& busy, const RegSet& 
     }
     return std::nullopt;
   }
-  const RegSet& avoid = avoid_[v.index()];
+  const RegSet& avoid = avoid_sets_[avoid_[v.index()]];
   if (hint.has_value() && fits(*hint) && !avoid.Contains(*hint)) return hint;
   std::optional<PReg> fallback;
   for (PReg r : t_.Class(*cls).allocation_order) {
@@ -209,7 +224,15 @@ std::optional<PReg> ColorWalk::Pick(Value v, const UnitSet& busy, const RegSet& 
 // Last uses: the uses of an instruction not live after it, and its dead defs.
 void ColorWalk::Prepass(const LiveSets& sets) {
   int n = f_.num_values();
-  avoid_.assign(n, RegSet());
+  avoid_.assign(n, 0);
+  avoid_sets_.assign(1, RegSet());
+  b_.avoid_ids.clear();
+  b_.avoid_ids.emplace(RegSet(), 0);
+  std::vector<uint32_t>& union_of = b_.union_of;
+  std::vector<uint32_t>& union_stamp = b_.union_stamp;
+  union_stamp.assign(1, 0);
+  union_of.assign(1, 0);
+  uint32_t stamp = 0;
   hint_.assign(n, PReg());
   param_dead_.assign(n, 0);
   dies_.clear();
@@ -233,12 +256,31 @@ void ColorWalk::Prepass(const LiveSets& sets) {
       if (!pinned.Empty()) {
         // Every value live across i avoids them; i's own defs (live below i
         // too) do not: their sets are put back after the sweep.
-        std::vector<std::pair<Value, RegSet>>& defs = b_.pinned_defs;
+        std::vector<std::pair<Value, uint32_t>>& defs = b_.pinned_defs;
         defs.clear();
         for (const Operand& op : ops) {
           if (op.IsDef() && live_.IsLive(op.value())) defs.push_back({op.value(), avoid_[op.value().index()]});
         }
-        for (Value v : live_.values()) avoid_[v.index()] |= pinned;
+        // Each set id met here gets its union with `pinned` once; runs of
+        // values with one id (the usual case) look it up once.
+        ++stamp;
+        uint32_t last = 0, last_union = InternAvoid(avoid_sets_[0] | pinned);
+        for (Value v : live_.values()) {
+          uint32_t& id = avoid_[v.index()];
+          if (id != last) {
+            last = id;
+            if (id >= union_stamp.size()) {
+              union_stamp.resize(avoid_sets_.size(), 0);
+              union_of.resize(avoid_sets_.size());
+            }
+            if (union_stamp[id] != stamp) {
+              union_stamp[id] = stamp;
+              union_of[id] = InternAvoid(avoid_sets_[id] | pinned);
+            }
+            last_union = union_of[id];
+          }
+          id = last_union;
+        }
         for (const auto& [v, before] : defs) avoid_[v.index()] = before;
       }
       uint32_t begin = static_cast<uint32_t>(dies_.size());
@@ -263,7 +305,7 @@ void ColorWalk::Prepass(const LiveSets& sets) {
     for (const Operand& p : f_.block(b).params) param_dead_[p.value().index()] = !live_.IsLive(p.value());
   }
   for (int v = 0; v < n; ++v) {
-    if (hint_[v].IsValid() && avoid_[v].Contains(hint_[v])) hint_[v] = PReg();
+    if (hint_[v].IsValid() && avoid_sets_[avoid_[v]].Contains(hint_[v])) hint_[v] = PReg();
   }
 }
 

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include "absl/strings/string_view.h"
 #include <vector>
 
@@ -70,6 +71,10 @@ class RegSet {
   friend RegSet operator&(RegSet a, const RegSet& b) { return a &= b; }
   friend bool operator==(const RegSet& a, const RegSet& b) { return a.bits_ == b.bits_; }
   friend bool operator!=(const RegSet& a, const RegSet& b) { return a.bits_ != b.bits_; }
+  template <typename H>
+  friend H AbslHashValue(H h, const RegSet& s) {
+    return H::combine(std::move(h), s.bits_);
+  }
 
   // Iterates registers in ascending id order.
   class Iterator {
