@@ -35,27 +35,18 @@ void VirtRegs::Assign(int num_values, const std::vector<std::vector<Value>>& set
 // A round's analyses: `sets` stay exact across rounds: the copies a round
 // inserts define values local to one block (an argument copy lives before its
 // branch, an isolated parameter's copy at the top of its block), so no live-in
-// or live-out set changes. The ranges are recomputed (positions move), reusing
-// their buffers. The copies do not change the control flow: `cfg_` and `dom_`
+// or live-out set changes. The def points are recomputed (positions move),
+// reusing their buffers. The copies do not change the control flow: `cfg_` and `dom_`
 // serve every round.
 void Coalescer::StartRound() {
   const Function& f = *f_;
   const size_t n = f.num_values();
   num_.Compute(f);
-  ranges_.Compute(f, *sets_, num_, LiveRanges::Events::kSkip);  // only Overlaps is asked
+  defs_.Compute(f, *sets_, num_);  // only Overlaps is asked: no ranges built
   preorder_.assign(f.num_blocks(), 0);
   parent_.resize(n);
   if (members_.size() < n) members_.resize(n);
   for (std::vector<Value>& m : members_) m.clear();
-  def_block_.assign(n, Block());
-  for (Block b : f.layout()) {
-    for (const Operand& p : f.block(b).params) def_block_[p.value().index()] = b;
-    for (Inst i : f.block(b).insts) {
-      for (const Operand& op : f.operands(i)) {
-        if (op.IsDef()) def_block_[op.value().index()] = b;
-      }
-    }
-  }
   for (size_t i = 0; i < dom_.preorder().size(); ++i) preorder_[dom_.preorder()[i].index()] = static_cast<int>(i);
   std::iota(parent_.begin(), parent_.end(), 0u);
 }
@@ -68,14 +59,14 @@ Value Coalescer::Find(Value v) {
 
 // Dominance order: preorder of the defining block, then the def point.
 bool Coalescer::Before(Value a, Value b) const {
-  int pa = preorder_[def_block_[a.index()].index()], pb = preorder_[def_block_[b.index()].index()];
+  int pa = preorder_[defs_.DefBlock(a).index()], pb = preorder_[defs_.DefBlock(b).index()];
   if (pa != pb) return pa < pb;
-  return ranges_.def_interval(a).begin < ranges_.def_interval(b).begin;
+  return defs_.DefPoint(a) < defs_.DefPoint(b);
 }
 
 bool Coalescer::DefDominates(Value a, Value b) const {
-  Block da = def_block_[a.index()], db = def_block_[b.index()];
-  if (da == db) return ranges_.def_interval(a).begin <= ranges_.def_interval(b).begin;
+  Block da = defs_.DefBlock(a), db = defs_.DefBlock(b);
+  if (da == db) return defs_.DefPoint(a) <= defs_.DefPoint(b);
   return dom_.Dominates(da, db);
 }
 
@@ -95,7 +86,7 @@ bool Coalescer::Interferes(Value ra, Value rb) {
   stack_.clear();
   for (Value v : merged_) {
     while (!stack_.empty() && !DefDominates(stack_.back(), v)) stack_.pop_back();
-    if (!stack_.empty() && ranges_.Overlaps(stack_.back(), v)) return true;
+    if (!stack_.empty() && defs_.Overlaps(stack_.back(), v)) return true;
     stack_.push_back(v);
   }
   return false;

@@ -120,14 +120,13 @@ class Coalescer {
   ControlFlowGraph cfg_;
   DominatorTree dom_;
   InstNumbering num_;
-  LiveRanges ranges_;
+  DefPoints defs_;
   std::vector<int> preorder_;
   std::vector<uint32_t> parent_;
   // The members of each set by its root, in dominance order; a value alone has
   // none. Cleared, not freed, so their storage serves the next round.
   std::vector<std::vector<Value>> members_;
   std::vector<Value> merged_, stack_;
-  std::vector<Block> def_block_;
   std::vector<ArgCopy> arg_copies_;
   std::vector<ParamCopy> param_copies_;
   std::vector<Operand> ops_;

@@ -129,6 +129,65 @@ size_t LiveRanges::MemoryBytes() const {
          (live_in_start_.capacity() + live_in_count_.capacity()) * sizeof(uint32_t);
 }
 
+void DefPoints::Compute(const Function& func, const LiveSets& sets, const InstNumbering& num) {
+  func_ = &func;
+  sets_ = &sets;
+  num_ = &num;
+  def_point_.assign(func.num_values(), ProgramPoint());
+  def_block_.assign(func.num_values(), Block());
+  has_def_.assign(func.num_values(), 0);
+  for (Block b : func.layout()) {
+    const std::vector<Inst>& insts = func.block(b).insts;
+    const bool has_points = !insts.empty();  // as LiveRanges: an empty block has none
+    for (const Operand& p : func.block(b).params) {
+      def_block_[p.value().index()] = b;
+      if (!has_points) continue;
+      def_point_[p.value().index()] = num.BlockStart(b);
+      has_def_[p.value().index()] = 1;
+    }
+    for (Inst i : insts) {
+      for (const Operand& op : func.operands(i)) {
+        if (!op.IsDef()) continue;
+        def_point_[op.value().index()] = PointOf(num, i, op);
+        def_block_[op.value().index()] = b;
+        has_def_[op.value().index()] = 1;
+      }
+    }
+  }
+}
+
+bool DefPoints::Covers(Value v, ProgramPoint p, Block b) const {
+  if (!HasDef(v)) return false;
+  const bool defined_here = def_block_[v.index()] == b;
+  if (defined_here) {
+    if (p < def_point_[v.index()]) return false;
+  } else if (!sets_->IsLiveIn(v, b)) {
+    return false;
+  }
+  if (sets_->IsLiveOut(v, b)) return true;
+  // Up to v's last use in b; with none, a dead def covers its def point only
+  // (a value live in and not out has a use: LiveRanges would take the block).
+  const std::vector<Inst>& insts = func_->block(b).insts;
+  for (auto it = insts.rbegin(); it != insts.rend(); ++it) {
+    bool used = false;
+    ProgramPoint last;
+    for (const Operand& op : func_->operands(*it)) {
+      if (!op.IsUse() || op.value() != v) continue;
+      ProgramPoint at = PointOf(*num_, *it, op);
+      if (!used || last < at) last = at;
+      used = true;
+    }
+    if (used) return p <= last;
+  }
+  return !defined_here || p == def_point_[v.index()];
+}
+
+bool DefPoints::Overlaps(Value a, Value b) const {
+  if (!HasDef(a) || !HasDef(b)) return false;
+  return Covers(a, def_point_[b.index()], def_block_[b.index()]) ||
+         Covers(b, def_point_[a.index()], def_block_[a.index()]);
+}
+
 UsePositions::UsePositions(const Function& func, const InstNumbering& num, const LoopNest& loops) {
   struct Entry {
     Value value;

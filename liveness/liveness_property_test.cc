@@ -1,7 +1,8 @@
 // On generated functions for every target, the sets (bit vectors while small,
 // sorted lists above: both here) equal the dense reference, after the same
 // dataflow visits; live ranges agree with the values live at every program point; the
-// queries agree with the sets; Overlaps agrees with a point-by-point check; and
+// queries agree with the sets; Overlaps agrees with a point-by-point check (and
+// DefPoints, which asks the sets, with the ranges at every point); and
 // register pressure is the sum of the live values' weights at every point.
 #include <string>
 
@@ -45,6 +46,8 @@ TEST_P(LivenessProperty, SparseAgreesWithDenseAndPoints) {
     ASSERT_EQ(sets.block_visits(), lists.block_visits()) << where;
     InstNumbering num(f);
     LiveRanges ranges(f, sets, num);
+    DefPoints defs;
+    defs.Compute(f, sets, num);
     std::vector<DenseSet> at = LiveAtEveryPoint(f, dense, num);
     RegisterPressure pressure = RegisterPressure::Compute(f, t, sets, num).value();
     for (size_t p = 0; p < at.size(); ++p) {
@@ -52,6 +55,8 @@ TEST_P(LivenessProperty, SparseAgreesWithDenseAndPoints) {
       for (int v = 0; v < f.num_values(); ++v) {
         bool live = at[p].Test(v);
         ASSERT_EQ(ranges.Covers(Value(v), ProgramPoint::FromBits(p)), live) << where << " v" << v << " point " << p;
+        ASSERT_EQ(defs.Covers(Value(v), ProgramPoint::FromBits(p), num.BlockAt(ProgramPoint::FromBits(p))), live)
+            << where << " DefPoints v" << v << " point " << p;
         if (live) {
           const RegClassInfo& c = t.Class(*t.ClassFor(f.value_type(Value(v))));
           want[c.bank] += c.pressure_weight;
@@ -70,7 +75,11 @@ TEST_P(LivenessProperty, SparseAgreesWithDenseAndPoints) {
         ASSERT_FALSE(sets.IsLiveOut(e.value, b)) << where;
       }
     }
-    for (int v = 0; v < f.num_values(); ++v) with_range += ranges.HasRange(Value(v));
+    for (int v = 0; v < f.num_values(); ++v) {
+      with_range += ranges.HasRange(Value(v));
+      ASSERT_EQ(defs.HasDef(Value(v)), ranges.HasRange(Value(v))) << where << " v" << v;
+      if (ranges.HasRange(Value(v))) ASSERT_EQ(defs.DefPoint(Value(v)), ranges.def_interval(Value(v)).begin) << where;
+    }
     ASSERT_EQ(begins, with_range) << where;
     // Overlap against the point-by-point truth, on a sample of pairs.
     for (int a = 0; a < f.num_values(); a += 3) {
@@ -78,6 +87,7 @@ TEST_P(LivenessProperty, SparseAgreesWithDenseAndPoints) {
         bool truth = false;
         for (size_t p = 0; p < at.size() && !truth; ++p) truth = at[p].Test(a) && at[p].Test(b);
         ASSERT_EQ(ranges.Overlaps(Value(a), Value(b)), truth) << where << " v" << a << " v" << b;
+        ASSERT_EQ(defs.Overlaps(Value(a), Value(b)), truth) << where << " DefPoints v" << a << " v" << b;
       }
     }
     ControlFlowGraph cfg(f);
