@@ -790,13 +790,14 @@ absl::Status Chaitin::BuildGraph() {
   inst_max.assign(nbanks, 0);
   double time = 0;
   auto bank_of = [&](uint32_t n) { return t_.Class(cls_[n]).bank; };
-  auto add = [&](uint32_t n) {
+  // `unordered`: appended, for the caller to sort the lists after a batch.
+  auto add = [&](uint32_t n, bool unordered = false) {
     if (n == kNoNode || where[n] != kNoNode) return;
     const RegClassInfo& c = t_.Class(cls_[n]);
     std::vector<uint32_t>& l = live[c.bank];
     if (sorted) {
       where[n] = 0;
-      l.insert(std::lower_bound(l.begin(), l.end(), n), n);
+      l.insert(unordered ? l.end() : std::lower_bound(l.begin(), l.end(), n), n);
     } else {
       where[n] = static_cast<uint32_t>(l.size());
       l.push_back(n);
@@ -829,7 +830,12 @@ absl::Status Chaitin::BuildGraph() {
   for (Block b : f_.layout()) {
     const double w = static_cast<double>(weight_[b.index()]);
     block_max = &block_pressure_[b.index() * nbanks];
-    for (Value v : sets_.LiveOut(b)) add(node_of_[v.index()]);
+    // The live-out nodes at once, sorted after (inserting each in order moves
+    // half the list: quadratic in the hundreds live across a block).
+    for (Value v : sets_.LiveOut(b)) add(node_of_[v.index()], sorted);
+    if (sorted) {
+      for (std::vector<uint32_t>& l : live) std::sort(l.begin(), l.end());
+    }
     const std::vector<Inst>& insts = f_.block(b).insts;
     for (auto it = insts.rbegin(); it != insts.rend(); ++it) {
       Inst i = *it;
