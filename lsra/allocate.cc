@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <functional>
 #include <limits>
-#include <queue>
 
 #include <optional>
 
@@ -36,6 +35,50 @@ bool NeedsRegister(const RefPosition& r) { return r.need == RefNeed::kRegister |
 
 namespace lsra_internal {
 
+// The unhandled pieces by (start, id), smallest first. What exists before the
+// scan starts (every value's first piece) is sorted once; what the scan adds
+// (split tails, pieces taken again) goes in a heap beside it. One heap of
+// everything pays a cache-missing log n per pop at a million pieces.
+class UnhandledQueue {
+ public:
+  using Entry = std::pair<uint32_t, uint32_t>;
+  void Clear() {
+    sorted_.clear();
+    next_ = 0;
+    heap_.clear();
+    sealed_ = false;
+  }
+  void Push(Entry e) {
+    if (!sealed_) {
+      sorted_.push_back(e);
+      return;
+    }
+    heap_.push_back(e);
+    std::push_heap(heap_.begin(), heap_.end(), std::greater<Entry>());
+  }
+  // The scan starts: later pushes go to the heap.
+  void Seal() {
+    std::sort(sorted_.begin(), sorted_.end());
+    sealed_ = true;
+  }
+  bool empty() const { return next_ == sorted_.size() && heap_.empty(); }
+  Entry Pop() {
+    if (next_ == sorted_.size() || (!heap_.empty() && heap_.front() < sorted_[next_])) {
+      std::pop_heap(heap_.begin(), heap_.end(), std::greater<Entry>());
+      Entry e = heap_.back();
+      heap_.pop_back();
+      return e;
+    }
+    return sorted_[next_++];
+  }
+
+ private:
+  std::vector<Entry> sorted_;
+  size_t next_ = 0;
+  std::vector<Entry> heap_;
+  bool sealed_ = false;
+};
+
 class Allocator {
  public:
   // Binds the allocator to one function; its buffers stay from the last one.
@@ -56,7 +99,7 @@ class Allocator {
     preferred_reg_.assign(nr, 0);
     active_.clear();
     inactive_.clear();
-    while (!unhandled_.empty()) unhandled_.pop();  // after a run that failed
+    unhandled_.Clear();  // after a run that failed
     splits_ = preferred_ = overlapped_ = seeded_ = 0;
     stamp_ = 0;
     // The registers each class allocates from (all, or a stress subset).
@@ -238,7 +281,7 @@ class Allocator {
     ++splits_;
     return static_cast<uint32_t>(ch_->size() - 1);
   }
-  void Push(uint32_t id) { unhandled_.push({Start((*ch_)[id]), id}); }
+  void Push(uint32_t id) { unhandled_.Push({Start((*ch_)[id]), id}); }
   // Puts piece `id` on the stack from `pos` up to its next register use, which
   // (with the rest) goes back to the unhandled list.
   // The reload goes after `reload_after` too (the scan's current gap).
@@ -339,6 +382,16 @@ class Allocator {
   // Is there an instruction in [from, to) whose def takes `v`'s register in
   // place (a Reuse def whose source is v) while `other` lives on past it?
   bool WrittenInPlaceWhileLive(Value v, Value other, uint32_t from, uint32_t to) const;
+  // Per value, its uses that a two-address def overwrites in place (the use's
+  // position and instruction), in position order: WrittenInPlaceWhileLive
+  // searches these, not every reference of a long-lived value.
+  struct InPlaceUse {
+    uint32_t pos;
+    Inst inst;
+  };
+  void IndexInPlaceUses();
+  CompressedRows<InPlaceUse> in_place_;
+  std::vector<std::pair<uint32_t, InPlaceUse>> in_place_items_;  // (value, use) in position order
   int overlapped_ = 0;
   bool TryAllocateFreeReg(uint32_t id, uint32_t pos, std::optional<PReg> forced);
   // RyuJIT's selection among the registers of `order` free at `pos` (by
@@ -378,9 +431,7 @@ class Allocator {
   std::vector<uint32_t> evict_;           // AllocateBlockedReg's scratch
   mutable std::vector<LsraChild> row_;    // CollectPieces' scratch
   std::vector<uint32_t> active_, inactive_;
-  std::priority_queue<std::pair<uint32_t, uint32_t>, std::vector<std::pair<uint32_t, uint32_t>>,
-                      std::greater<std::pair<uint32_t, uint32_t>>>
-      unhandled_;
+  UnhandledQueue unhandled_;
   std::vector<uint32_t> free_until_, next_use_;
   // Per register: all its units preserved by calls; none of them preserved.
   std::vector<uint8_t> preserved_, destroyed_;
@@ -638,17 +689,45 @@ std::optional<PReg> Allocator::PreferredRegister(uint32_t id, uint32_t pos) cons
 }
 
 bool Allocator::WrittenInPlaceWhileLive(Value v, Value other, uint32_t from, uint32_t to) const {
-  absl::Span<const RefPosition> refs = b_->Refs(v);
-  auto it = std::lower_bound(refs.begin(), refs.end(), from, [](const RefPosition& r, uint32_t q) { return r.pos < q; });
-  for (; it != refs.end() && it->pos < to; ++it) {
-    if (it->kind != RefKind::kUse || !it->inst.IsValid()) continue;
-    for (const Operand& op : f_->operands(it->inst)) {
-      if (!op.IsDef() || op.constraint() != ConstraintKind::kReuse) continue;
-      const Operand* src = f_->UseOperand(it->inst, op.reuse_index());
-      if (src != nullptr && src->value() == v && b_->Covers(other, b_->Pos(it->inst, kLsraClobber))) return true;
-    }
+  absl::Span<const InPlaceUse> uses = in_place_.Row(v.index());
+  auto it = std::lower_bound(uses.begin(), uses.end(), from, [](const InPlaceUse& u, uint32_t q) { return u.pos < q; });
+  for (; it != uses.end() && it->pos < to; ++it) {
+    if (b_->Covers(other, b_->Pos(it->inst, kLsraClobber))) return true;
   }
   return false;
+}
+
+// The use references of each value at an instruction with a two-address def
+// reusing one of its operands that names the value (a reference per use
+// operand, as the value's references list them).
+void Allocator::IndexInPlaceUses() {
+  in_place_items_.clear();
+  for (Block b : b_->order()) {
+    for (Inst i : f_->block(b).insts) {
+      absl::Span<const Operand> ops = f_->operands(i);
+      for (const Operand& op : ops) {
+        if (!op.IsDef() || op.constraint() != ConstraintKind::kReuse) continue;
+        const Operand* src = f_->UseOperand(i, op.reuse_index());
+        if (src == nullptr || !b_->HasInterval(src->value())) continue;
+        absl::Span<const RefPosition> refs = b_->Refs(src->value());
+        const uint32_t first = b_->Pos(i, 0);
+        auto it = std::lower_bound(refs.begin(), refs.end(), first,
+                                   [](const RefPosition& r, uint32_t q) { return r.pos < q; });
+        for (; it != refs.end() && it->pos <= first + kLsraGap; ++it) {
+          if (it->kind == RefKind::kUse && it->inst == i) {
+            in_place_items_.push_back({src->value().index(), InPlaceUse{it->pos, i}});
+          }
+        }
+      }
+    }
+  }
+  // In position order, so that each value's row is.
+  std::stable_sort(in_place_items_.begin(), in_place_items_.end(),
+                   [](const auto& a, const auto& b) { return a.second.pos < b.second.pos; });
+  in_place_.StartCounting(b_->num_values());
+  for (const auto& [v, use] : in_place_items_) in_place_.Count(v);
+  in_place_.StartFilling();
+  for (const auto& [v, use] : in_place_items_) in_place_.Place(v, use);
 }
 
 bool Allocator::TryOverlap(uint32_t id, uint32_t pos) {
@@ -863,6 +942,7 @@ absl::Status Allocator::AllocateOne(uint32_t id, uint32_t pos) {
 }
 
 absl::Status Allocator::Run(LsraAllocStats& stats) {
+  unhandled_.Clear();
   ch_->clear();
   hint_.clear();
   next_piece_.clear();
@@ -890,6 +970,7 @@ absl::Status Allocator::Run(LsraAllocStats& stats) {
     if (!b_->HasInterval(Value(v))) continue;
     for (const RefPosition& r : b_->Refs(Value(v))) has_fixed_[v] |= r.need == RefNeed::kFixed;
   }
+  if (options_->overlap) IndexInPlaceUses();
   seed_stamp_ = 0;
   for (int v = 0; v < b_->num_values(); ++v) {
     if (!b_->HasInterval(Value(v))) continue;
@@ -930,9 +1011,9 @@ absl::Status Allocator::Run(LsraAllocStats& stats) {
     }
     Push(id);
   }
+  unhandled_.Seal();
   while (!unhandled_.empty()) {
-    auto [pos, id] = unhandled_.top();
-    unhandled_.pop();
+    auto [pos, id] = unhandled_.Pop();
     if (!(*ch_)[id].loc.IsNone() || Start((*ch_)[id]) != pos) continue;  // stale entry
     if (options_->seed_blocks) {
       // Block starts passed since the last piece: seed them first, and take
@@ -944,7 +1025,7 @@ absl::Status Allocator::Run(LsraAllocStats& stats) {
         added |= SeedBlock(order[next_block_++]);
       }
       if (added) {
-        unhandled_.push({pos, id});
+        unhandled_.Push({pos, id});
         continue;
       }
     }
