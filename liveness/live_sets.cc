@@ -131,6 +131,29 @@ void LiveSets::Compute(const Function& func) {
   Flatten(
       nb, [&](size_t b) { return in[b].size(); },
       [&](size_t b) {
+        absl::Span<const Edge> succs = cfg.succs(Block(static_cast<uint32_t>(b)));
+        if (succs.size() != 2) {
+          live_out(Block(static_cast<uint32_t>(b)));
+          return out.size();
+        }
+        // Two successors (the usual branch): the union's size without making it.
+        const std::vector<uint32_t>& x = in[succs[0].to.index()];
+        const std::vector<uint32_t>& y = in[succs[1].to.index()];
+        size_t common = 0;
+        for (size_t i = 0, j = 0; i < x.size() && j < y.size();) {
+          if (x[i] < y[j]) {
+            ++i;
+          } else if (y[j] < x[i]) {
+            ++j;
+          } else {
+            ++common;
+            ++i;
+            ++j;
+          }
+        }
+        return x.size() + y.size() - common;
+      },
+      [&](size_t b) {
         for (uint32_t g : in[b]) row_.push_back(global_value[g]);
       },
       [&](size_t b) {
@@ -179,12 +202,16 @@ void LiveSets::DenseFixpoint(size_t nb, size_t words) {
       }
     }
   };
+  auto count = [&](const uint64_t* bits) {
+    size_t c = 0;
+    for (size_t k = 0; k < words; ++k) c += static_cast<size_t>(__builtin_popcountll(bits[k]));
+    return c;
+  };
   Flatten(
-      nb,
+      nb, [&](size_t b) { return count(in.data() + b * words); },
       [&](size_t b) {
-        size_t c = 0;
-        for (size_t k = 0; k < words; ++k) c += static_cast<size_t>(__builtin_popcountll(in[b * words + k]));
-        return c;
+        live_out(Block(static_cast<uint32_t>(b)));
+        return count(out.data());
       },
       [&](size_t b) { values(in.data() + b * words); },
       [&](size_t b) {
@@ -218,11 +245,12 @@ void LiveSets::Fixpoint(size_t nb, const Visit& visit) {
 
 // The result, translating global indexes back to values (ascending index order
 // is ascending value order, since indexes were given in value order): in_size(b)
-// says how many values are live into block b, in_row(b) and out_row(b) append
-// its live-in and live-out values to row_. A block with one successor shares
-// its live-in row as its live-out.
-template <typename InSize, typename InRow, typename OutRow>
-void LiveSets::Flatten(size_t nb, const InSize& in_size, const InRow& in_row, const OutRow& out_row) {
+// and out_size(b) say how many values are live into and out of block b (the
+// rows are reserved exactly), in_row(b) and out_row(b) append them to row_. A
+// block with one successor shares its live-in row as its live-out.
+template <typename InSize, typename OutSize, typename InRow, typename OutRow>
+void LiveSets::Flatten(size_t nb, const InSize& in_size, const OutSize& out_size, const InRow& in_row,
+                       const OutRow& out_row) {
   out_is_in_of_.assign(nb, -1);
   size_t total_in = 0, total_out = 0;
   for (size_t b = 0; b < nb; ++b) {
@@ -234,7 +262,7 @@ void LiveSets::Flatten(size_t nb, const InSize& in_size, const InRow& in_row, co
       out_is_in_of_[b] = static_cast<int32_t>(succs.front().to.index());
       continue;
     }
-    for (const Edge& e : succs) total_out += in_size(e.to.index());
+    total_out += out_size(b);  // exact: the union, not the sum of the successors' sets
   }
   live_in_.Clear();
   live_out_.Clear();

@@ -80,8 +80,9 @@ class LiveSets {
   void DenseFixpoint(size_t nb, size_t words);
   template <typename Visit>
   void Fixpoint(size_t nb, const Visit& visit);
-  template <typename InSize, typename InRow, typename OutRow>
-  void Flatten(size_t nb, const InSize& in_size, const InRow& in_row, const OutRow& out_row);
+  template <typename InSize, typename OutSize, typename InRow, typename OutRow>
+  void Flatten(size_t nb, const InSize& in_size, const OutSize& out_size, const InRow& in_row,
+               const OutRow& out_row);
 
   std::vector<int32_t> global_index_;
   std::vector<Block> def_block_;
