@@ -8,6 +8,7 @@
 #include "base/compressed_rows.h"
 #include "base/id.h"
 #include "base/nearly_sorted.h"
+#include "base/sorted_lists.h"
 #include "base/status_macros.h"
 #include "gtest/gtest.h"
 
@@ -136,6 +137,24 @@ TEST(StatusMacrosTest, PropagateErrors) {
   absl::Status s = Quarter(6, &out);
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(s.message(), "odd");
+}
+
+TEST(SortedLists, CommonItemsAndUnionSizeAgreeWithTheStandardAlgorithms) {
+  std::mt19937 rng(7);
+  for (int round = 0; round < 200; ++round) {
+    std::vector<uint32_t> a, b;
+    for (uint32_t x = 0; x < 64; ++x) {
+      if (rng() % 3 == 0) a.push_back(x);
+      if (rng() % 2 == 0) b.push_back(x);
+    }
+    std::vector<uint32_t> common, want_common, want_union;
+    ForEachCommon<uint32_t>(a, b, [&](uint32_t x) { common.push_back(x); });
+    std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(want_common));
+    std::set_union(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(want_union));
+    EXPECT_EQ(common, want_common);
+    EXPECT_EQ(UnionSize<uint32_t>(a, b), want_union.size());
+    EXPECT_EQ(UnionSize<uint32_t>(a, {}), a.size());
+  }
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "base/sorted_lists.h"
 
 namespace regalloc {
 namespace {
@@ -36,17 +37,7 @@ void LiveRanges::Compute(const Function& func, const LiveSets& sets, const InstN
     // Mark values live in and out of this block (both lists are sorted).
     absl::Span<const Value> in = sets.LiveIn(layout[k]);
     absl::Span<const Value> out = sets.LiveOut(layout[k]);
-    for (size_t i = 0, j = 0; i < in.size() && j < out.size();) {
-      if (in[i] < out[j]) {
-        ++i;
-      } else if (out[j] < in[i]) {
-        ++j;
-      } else {
-        through[in[i].index()] = static_cast<uint32_t>(k + 1);
-        ++i;
-        ++j;
-      }
-    }
+    ForEachCommon(in, out, [&](Value v) { through[v.index()] = static_cast<uint32_t>(k + 1); });
   }
   for (size_t v = 1; v < live_in_start_.size(); ++v) live_in_start_[v] += live_in_start_[v - 1];
   live_in_items_.resize(live_in_start_.back());

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "base/sorted_lists.h"
 #include "ssa/cfg.h"
 
 namespace regalloc {
@@ -137,21 +138,7 @@ void LiveSets::Compute(const Function& func) {
           return out.size();
         }
         // Two successors (the usual branch): the union's size without making it.
-        const std::vector<uint32_t>& x = in[succs[0].to.index()];
-        const std::vector<uint32_t>& y = in[succs[1].to.index()];
-        size_t common = 0;
-        for (size_t i = 0, j = 0; i < x.size() && j < y.size();) {
-          if (x[i] < y[j]) {
-            ++i;
-          } else if (y[j] < x[i]) {
-            ++j;
-          } else {
-            ++common;
-            ++i;
-            ++j;
-          }
-        }
-        return x.size() + y.size() - common;
+        return UnionSize<uint32_t>(in[succs[0].to.index()], in[succs[1].to.index()]);
       },
       [&](size_t b) {
         for (uint32_t g : in[b]) row_.push_back(global_value[g]);
