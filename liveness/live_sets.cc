@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/sorted_lists.h"
+#include "base/warm_buffers.h"
 #include "ssa/cfg.h"
 
 namespace regalloc {
@@ -17,6 +18,33 @@ void Union(const std::vector<uint32_t>& a, const std::vector<uint32_t>& b, std::
 }  // namespace
 
 void LiveSets::Compute(const Function& func) {
+  ComputeSets(func);
+  // The working storage is as big as the result: keep it for the next
+  // function only when that costs little (a compiler allocating many small
+  // functions), not after a large one, where it would stay beside the sets
+  // through every phase that reads them (base/warm_buffers.h's policy).
+  if (func.num_insts() > kWarmBufferInsts) {
+    seen_ = {};
+    global_value_ = {};
+    ue_ = CompressedRows<uint32_t>();
+    defs_ = CompressedRows<uint32_t>();
+    in_ = {};
+    in_bits_ = {};
+    out_bits_ = {};
+    next_bits_ = {};
+    cfg_ = ControlFlowGraph();
+    u_ = {};
+    d_ = {};
+    out_ = {};
+    merged_ = {};
+    next_in_ = {};
+    queued_ = {};
+    work_ = {};
+    row_ = {};
+  }
+}
+
+void LiveSets::ComputeSets(const Function& func) {
   global_index_.assign(func.num_values(), -1);
   def_block_.assign(func.num_values(), Block());
   num_global_ = 0;
@@ -147,10 +175,6 @@ void LiveSets::Compute(const Function& func) {
         live_out(Block(static_cast<uint32_t>(b)));
         for (uint32_t g : out) row_.push_back(global_value[g]);
       });
-  // The working sets are as big as the result: keep them for the next function
-  // only when that costs little (a compiler allocating many small functions),
-  // not at a million instructions.
-  if (live_in_.all().size() > (size_t{1} << 20)) std::vector<std::vector<uint32_t>>().swap(in);
 }
 
 // Pass 3 and the result with a bit vector of the global values per block

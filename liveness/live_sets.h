@@ -77,6 +77,7 @@ class LiveSets {
   void set_dense_max_words(size_t words) { dense_max_words_ = words; }
 
  private:
+  void ComputeSets(const Function& func);
   void DenseFixpoint(size_t nb, size_t words);
   template <typename Visit>
   void Fixpoint(size_t nb, const Visit& visit);
@@ -92,7 +93,8 @@ class LiveSets {
   CompressedRows<Value> live_in_;
   CompressedRows<Value> live_out_;  // empty rows where out_is_in_of_ says
   std::vector<int32_t> out_is_in_of_;  // per block: its one successor, or -1
-  // Working storage, kept between Compute calls.
+  // Working storage, kept between Compute calls (released after a function of
+  // more than kWarmBufferInsts instructions).
   std::vector<int32_t> seen_;
   std::vector<Value> global_value_;
   CompressedRows<uint32_t> ue_;
