@@ -14,6 +14,8 @@ DemandModel::DemandModel(const Target& target) : target_(target) {
     banks_.push_back(target.Class(RegClass(c)).bank);
     full_capacity_.push_back(target.Class(RegClass(c)).counted.Count());
   }
+  early_.resize(target.num_classes());
+  late_.resize(target.num_classes());
 }
 
 int DemandModel::CapacityOutside(int cls, const RegSet& pinned) const {
@@ -26,7 +28,16 @@ RegSet DemandModel::Pinned(const Function& func, Inst inst) const {
   RegSet pinned;
   const InstData& d = func.inst(inst);
   if (d.clobbers >= 0) {
-    for (PReg r : func.clobber_set(d.clobbers)) pinned |= target_.Aliases(r);
+    // Most calls of a function share one clobber set: its closure is kept.
+    const RegSet& clobbers = func.clobber_set(d.clobbers);
+    if (!(clobbers == last_clobbers_) || !has_last_clobbers_) {
+      RegSet closure;
+      for (PReg r : clobbers) closure |= target_.Aliases(r);
+      last_clobbers_ = clobbers;
+      last_closure_ = closure;
+      has_last_clobbers_ = true;
+    }
+    pinned |= last_closure_;
   }
   for (const Operand& op : func.operands(inst)) {
     if (op.constraint() == ConstraintKind::kFixed) pinned |= target_.Aliases(op.fixed_reg());
@@ -45,8 +56,8 @@ RegSet DemandModel::PinnedParams(const Function& func, Block b) const {
 void DemandModel::Needs(const Function& func, Inst inst, const LiveWalker& live_after, const ValueLocations& locs,
                         std::vector<int>& needs) const {
   int n = num_classes();
-  early_.assign(n, 0);
-  late_.assign(n, 0);
+  std::fill(early_.begin(), early_.end(), 0);  // sized by the constructor
+  std::fill(late_.begin(), late_.end(), 0);
   seen_early_.clear();
   seen_late_.clear();
   const InstData& d = func.inst(inst);

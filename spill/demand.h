@@ -87,7 +87,10 @@ class DemandModel {
   std::vector<int> full_capacity_;  // per class, nothing pinned
   // Scratch for Needs, reused.
   mutable std::vector<Value> seen_early_, seen_late_;
-  mutable std::vector<int> early_, late_;
+  mutable std::vector<int> early_, late_;  // one per class
+  // Pinned's last clobber set and its closure under aliasing.
+  mutable RegSet last_clobbers_, last_closure_;
+  mutable bool has_last_clobbers_ = false;
 };
 
 // The DemandModel of the target of the last call, made again only when the
