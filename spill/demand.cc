@@ -92,11 +92,23 @@ void DemandModel::Needs(const Function& func, Inst inst, const LiveWalker& live_
   for (int c = 0; c < n; ++c) needs[c] = std::max(early_[c], late_[c]);
 }
 
+const int* DemandModel::CapacitiesOutside(const RegSet& pinned) const {
+  if (pinned.Empty()) return full_capacity_.data();
+  if (!has_last_pinned_ || !(pinned == last_pinned_)) {
+    last_capacity_.resize(full_capacity_.size());
+    for (size_t c = 0; c < full_capacity_.size(); ++c) last_capacity_[c] = CapacityOutside(static_cast<int>(c), pinned);
+    last_pinned_ = pinned;
+    has_last_pinned_ = true;
+  }
+  return last_capacity_.data();
+}
+
 std::optional<Overflow> DemandModel::Check(const std::vector<int>& through, const std::vector<int>& needs,
                                            const RegSet& pinned) const {
   int n = num_classes();
+  const int* capacity = CapacitiesOutside(pinned);  // the spiller asks again for one instruction as it spills
   for (int c = 0; c < n; ++c) {
-    if (through[c] + needs[c] > Capacity(c, pinned)) return Overflow{c, banks_[c]};
+    if (through[c] + needs[c] > capacity[c]) return Overflow{c, banks_[c]};
   }
   for (int bank = 0; bank < target_.num_banks(); ++bank) {
     int sum = 0, cap = 0, classes = 0;
@@ -104,7 +116,7 @@ std::optional<Overflow> DemandModel::Check(const std::vector<int>& through, cons
       if (banks_[c] != bank) continue;
       ++classes;
       sum += weights_[c] * (through[c] + needs[c]);
-      cap = std::max(cap, weights_[c] * Capacity(c, pinned));
+      cap = std::max(cap, weights_[c] * capacity[c]);
     }
     if (classes > 1 && sum > cap) return Overflow{-1, bank};
   }

@@ -80,6 +80,8 @@ class DemandModel {
 
  private:
   int CapacityOutside(int cls, const RegSet& pinned) const;
+  // Capacity(c, pinned) for every class c (the last pinned set's are kept).
+  const int* CapacitiesOutside(const RegSet& pinned) const;
 
   const Target& target_;
   int class_of_[kNumTypes];
@@ -91,6 +93,9 @@ class DemandModel {
   // Pinned's last clobber set and its closure under aliasing.
   mutable RegSet last_clobbers_, last_closure_;
   mutable bool has_last_clobbers_ = false;
+  mutable RegSet last_pinned_;
+  mutable std::vector<int> last_capacity_;
+  mutable bool has_last_pinned_ = false;
 };
 
 // The DemandModel of the target of the last call, made again only when the
