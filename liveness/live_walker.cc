@@ -12,8 +12,10 @@ void LiveWalker::Reset(int num_values) {
 
 void LiveWalker::StartBlock(absl::Span<const Value> live_out) {
   for (Value v : values_) pos_[v.index()] = -1;
-  values_.clear();
-  for (Value v : live_out) Add(v);
+  // A live-out set is sorted and has no duplicates: taken whole.
+  if (!live_out.empty() && live_out.back().index() >= pos_.size()) pos_.resize(live_out.back().index() + 1, -1);
+  values_.assign(live_out.begin(), live_out.end());
+  for (size_t k = 0; k < live_out.size(); ++k) pos_[live_out[k].index()] = static_cast<int32_t>(k);
 }
 
 bool LiveWalker::Add(Value v) {

@@ -31,7 +31,8 @@ class LiveWalker {
  public:
   // Sizes the walker for value ids below `num_values` and empties it.
   void Reset(int num_values);
-  // Empties the set and fills it with `live_out`.
+  // Empties the set and fills it with `live_out`, a LiveSets row (sorted, no
+  // value twice).
   void StartBlock(absl::Span<const Value> live_out);
 
   bool IsLive(Value v) const { return v.index() < pos_.size() && pos_[v.index()] >= 0; }
