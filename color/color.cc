@@ -133,6 +133,7 @@ class ColorWalk {
     if (added) avoid_sets_.push_back(s);
     return it->second;
   }
+  static constexpr uint32_t kNoId = ~uint32_t{0};
   // The values whose last use is `i`, and the values `i` defines that nothing reads.
   absl::Span<const Value> DyingUses(Inst i) const {
     return absl::MakeConstSpan(dies_.data() + dies_begin_[i.index()], dies_uses_[i.index()]);
@@ -230,8 +231,8 @@ void ColorWalk::Prepass(const LiveSets& sets) {
   b_.avoid_ids.emplace(RegSet(), 0);
   std::vector<uint32_t>& union_of = b_.union_of;
   std::vector<uint32_t>& union_stamp = b_.union_stamp;
-  union_stamp.assign(1, 0);
-  union_of.assign(1, 0);
+  union_stamp.clear();
+  union_of.clear();
   uint32_t stamp = 0;
   hint_.assign(n, PReg());
   param_dead_.assign(n, 0);
@@ -264,15 +265,13 @@ void ColorWalk::Prepass(const LiveSets& sets) {
         // Each set id met here gets its union with `pinned` once; runs of
         // values with one id (the usual case) look it up once.
         ++stamp;
-        uint32_t last = 0, last_union = InternAvoid(avoid_sets_[0] | pinned);
+        union_stamp.resize(avoid_sets_.size(), 0);  // the ids the live values hold
+        union_of.resize(avoid_sets_.size());
+        uint32_t last = kNoId, last_union = 0;
         for (Value v : live_.values()) {
           uint32_t& id = avoid_[v.index()];
           if (id != last) {
             last = id;
-            if (id >= union_stamp.size()) {
-              union_stamp.resize(avoid_sets_.size(), 0);
-              union_of.resize(avoid_sets_.size());
-            }
             if (union_stamp[id] != stamp) {
               union_stamp[id] = stamp;
               union_of[id] = InternAvoid(avoid_sets_[id] | pinned);

@@ -23,25 +23,7 @@ void LiveSets::Compute(const Function& func) {
   // function only when that costs little (a compiler allocating many small
   // functions), not after a large one, where it would stay beside the sets
   // through every phase that reads them (base/warm_buffers.h's policy).
-  if (func.num_insts() > kWarmBufferInsts) {
-    seen_ = {};
-    global_value_ = {};
-    ue_ = CompressedRows<uint32_t>();
-    defs_ = CompressedRows<uint32_t>();
-    in_ = {};
-    in_bits_ = {};
-    out_bits_ = {};
-    next_bits_ = {};
-    cfg_ = ControlFlowGraph();
-    u_ = {};
-    d_ = {};
-    out_ = {};
-    merged_ = {};
-    next_in_ = {};
-    queued_ = {};
-    work_ = {};
-    row_ = {};
-  }
+  ReleaseAfterLargeFunction(func.num_insts(), s_);
 }
 
 void LiveSets::ComputeSets(const Function& func) {
@@ -51,7 +33,7 @@ void LiveSets::ComputeSets(const Function& func) {
   block_visits_ = 0;
   // Pass 1: the defining block of every value, and which values appear in more
   // than one block (first block seen; -2 once a second one appears).
-  std::vector<int32_t>& seen = seen_;
+  std::vector<int32_t>& seen = s_.seen;
   seen.assign(func.num_values(), -1);
   auto touch = [&](Value v, Block b) {
     int32_t& s = seen[v.index()];
@@ -76,7 +58,7 @@ void LiveSets::ComputeSets(const Function& func) {
   for (int v = 0; v < func.num_values(); ++v) {
     if (seen[v] == -2) global_index_[v] = num_global_++;
   }
-  std::vector<Value>& global_value = global_value_;
+  std::vector<Value>& global_value = s_.global_value;
   global_value.assign(num_global_, Value());
   for (int v = 0; v < func.num_values(); ++v) {
     if (global_index_[v] >= 0) global_value[global_index_[v]] = Value(v);
@@ -86,12 +68,12 @@ void LiveSets::ComputeSets(const Function& func) {
   // global indexes, in flat rows. In SSA a use in the defining block follows the
   // def, so a use is upward-exposed exactly when the value is defined elsewhere.
   size_t nb = func.num_blocks();
-  CompressedRows<uint32_t>& ue = ue_;
-  CompressedRows<uint32_t>& defs = defs_;
+  CompressedRows<uint32_t>& ue = s_.ue;
+  CompressedRows<uint32_t>& defs = s_.defs;
   ue.Clear();
   defs.Clear();
-  std::vector<uint32_t>& u = u_;
-  std::vector<uint32_t>& d = d_;
+  std::vector<uint32_t>& u = s_.u;
+  std::vector<uint32_t>& d = s_.d;
   for (size_t bi = 0; bi < nb; ++bi) {
     Block b(static_cast<uint32_t>(bi));
     u.clear();
@@ -123,19 +105,19 @@ void LiveSets::ComputeSets(const Function& func) {
   // successors' live-in, taken once at the end). Blocks are visited in post-order
   // first (successors before predecessors); a block whose live-in grows requeues
   // its predecessors.
-  ControlFlowGraph& cfg = cfg_;
+  ControlFlowGraph& cfg = s_.cfg;
   cfg.Compute(func);
   const size_t words = (static_cast<size_t>(num_global_) + 63) / 64;
   if (nb * words <= dense_max_words_) {
     DenseFixpoint(nb, words);
     return;
   }
-  std::vector<std::vector<uint32_t>>& in = in_;
+  std::vector<std::vector<uint32_t>>& in = s_.in;
   if (in.size() < nb) in.resize(nb);
   for (size_t b = 0; b < nb; ++b) in[b].clear();
-  std::vector<uint32_t>& out = out_;
-  std::vector<uint32_t>& merged = merged_;
-  std::vector<uint32_t>& next_in = next_in_;
+  std::vector<uint32_t>& out = s_.out;
+  std::vector<uint32_t>& merged = s_.merged;
+  std::vector<uint32_t>& next_in = s_.next_in;
   auto live_out = [&](Block b) {
     out.clear();
     for (const Edge& e : cfg.succs(b)) {
@@ -169,11 +151,11 @@ void LiveSets::ComputeSets(const Function& func) {
         return UnionSize<uint32_t>(in[succs[0].to.index()], in[succs[1].to.index()]);
       },
       [&](size_t b) {
-        for (uint32_t g : in[b]) row_.push_back(global_value[g]);
+        for (uint32_t g : in[b]) s_.row.push_back(global_value[g]);
       },
       [&](size_t b) {
         live_out(Block(static_cast<uint32_t>(b)));
-        for (uint32_t g : out) row_.push_back(global_value[g]);
+        for (uint32_t g : out) s_.row.push_back(global_value[g]);
       });
 }
 
@@ -181,12 +163,12 @@ void LiveSets::ComputeSets(const Function& func) {
 // (Subzero's sets), where they are small: the same worklist, each transfer a
 // few word operations instead of merging sorted lists element by element.
 void LiveSets::DenseFixpoint(size_t nb, size_t words) {
-  const ControlFlowGraph& cfg = cfg_;
-  std::vector<uint64_t>& in = in_bits_;
+  const ControlFlowGraph& cfg = s_.cfg;
+  std::vector<uint64_t>& in = s_.in_bits;
   in.assign(nb * words, 0);
-  std::vector<uint64_t>& out = out_bits_;
+  std::vector<uint64_t>& out = s_.out_bits;
   out.resize(words);
-  std::vector<uint64_t>& next = next_bits_;
+  std::vector<uint64_t>& next = s_.next_bits;
   next.resize(words);
   auto live_out = [&](Block b) {
     std::fill(out.begin(), out.end(), 0);
@@ -199,8 +181,8 @@ void LiveSets::DenseFixpoint(size_t nb, size_t words) {
     live_out(b);
     // in = ue ∪ (out − defs)
     next = out;
-    for (uint32_t g : defs_.Row(b.index())) next[g >> 6] &= ~(uint64_t{1} << (g & 63));
-    for (uint32_t g : ue_.Row(b.index())) next[g >> 6] |= uint64_t{1} << (g & 63);
+    for (uint32_t g : s_.defs.Row(b.index())) next[g >> 6] &= ~(uint64_t{1} << (g & 63));
+    for (uint32_t g : s_.ue.Row(b.index())) next[g >> 6] |= uint64_t{1} << (g & 63);
     uint64_t* row = in.data() + b.index() * words;  // not in[...]: with no global values, in is empty
     if (std::equal(next.begin(), next.end(), row)) return false;
     std::copy(next.begin(), next.end(), row);
@@ -209,7 +191,7 @@ void LiveSets::DenseFixpoint(size_t nb, size_t words) {
   auto values = [&](const uint64_t* bits) {
     for (size_t k = 0; k < words; ++k) {
       for (uint64_t w = bits[k]; w != 0; w &= w - 1) {
-        row_.push_back(global_value_[k * 64 + static_cast<size_t>(__builtin_ctzll(w))]);
+        s_.row.push_back(s_.global_value[k * 64 + static_cast<size_t>(__builtin_ctzll(w))]);
       }
     }
   };
@@ -236,19 +218,19 @@ void LiveSets::DenseFixpoint(size_t nb, size_t words) {
 // b's predecessors.
 template <typename Visit>
 void LiveSets::Fixpoint(size_t nb, const Visit& visit) {
-  queued_.assign(nb, 0);
-  work_.assign(cfg_.rpo().begin(), cfg_.rpo().end());  // popped from the back: post-order
-  for (Block b : work_) queued_[b.index()] = 1;
-  while (!work_.empty()) {
-    Block b = work_.back();
-    work_.pop_back();
-    queued_[b.index()] = 0;
+  s_.queued.assign(nb, 0);
+  s_.work.assign(s_.cfg.rpo().begin(), s_.cfg.rpo().end());  // popped from the back: post-order
+  for (Block b : s_.work) s_.queued[b.index()] = 1;
+  while (!s_.work.empty()) {
+    Block b = s_.work.back();
+    s_.work.pop_back();
+    s_.queued[b.index()] = 0;
     ++block_visits_;
     if (!visit(b)) continue;
-    for (const Edge& e : cfg_.preds(b)) {
-      if (!queued_[e.from.index()]) {
-        queued_[e.from.index()] = 1;
-        work_.push_back(e.from);
+    for (const Edge& e : s_.cfg.preds(b)) {
+      if (!s_.queued[e.from.index()]) {
+        s_.queued[e.from.index()] = 1;
+        s_.work.push_back(e.from);
       }
     }
   }
@@ -257,8 +239,9 @@ void LiveSets::Fixpoint(size_t nb, const Visit& visit) {
 // The result, translating global indexes back to values (ascending index order
 // is ascending value order, since indexes were given in value order): in_size(b)
 // and out_size(b) say how many values are live into and out of block b (the
-// rows are reserved exactly), in_row(b) and out_row(b) append them to row_. A
-// block with one successor shares its live-in row as its live-out.
+// rows are reserved exactly), in_row(b) and out_row(b) append them to the
+// scratch row. A block with one successor shares its live-in row as its
+// live-out.
 template <typename InSize, typename OutSize, typename InRow, typename OutRow>
 void LiveSets::Flatten(size_t nb, const InSize& in_size, const OutSize& out_size, const InRow& in_row,
                        const OutRow& out_row) {
@@ -266,7 +249,7 @@ void LiveSets::Flatten(size_t nb, const InSize& in_size, const OutSize& out_size
   size_t total_in = 0, total_out = 0;
   for (size_t b = 0; b < nb; ++b) {
     total_in += in_size(b);
-    absl::Span<const Edge> succs = cfg_.succs(Block(static_cast<uint32_t>(b)));
+    absl::Span<const Edge> succs = s_.cfg.succs(Block(static_cast<uint32_t>(b)));
     bool one = !succs.empty() && std::all_of(succs.begin(), succs.end(),
                                              [&](const Edge& e) { return e.to == succs.front().to; });
     if (one) {
@@ -280,12 +263,12 @@ void LiveSets::Flatten(size_t nb, const InSize& in_size, const OutSize& out_size
   live_in_.Reserve(nb, total_in);
   live_out_.Reserve(nb, total_out);
   for (size_t b = 0; b < nb; ++b) {
-    row_.clear();
+    s_.row.clear();
     in_row(b);
-    live_in_.AppendRow(row_);
-    row_.clear();
+    live_in_.AppendRow(s_.row);
+    s_.row.clear();
     if (out_is_in_of_[b] < 0) out_row(b);
-    live_out_.AppendRow(row_);
+    live_out_.AppendRow(s_.row);
   }
 }
 

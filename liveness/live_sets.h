@@ -93,19 +93,22 @@ class LiveSets {
   CompressedRows<Value> live_in_;
   CompressedRows<Value> live_out_;  // empty rows where out_is_in_of_ says
   std::vector<int32_t> out_is_in_of_;  // per block: its one successor, or -1
-  // Working storage, kept between Compute calls (released after a function of
-  // more than kWarmBufferInsts instructions).
-  std::vector<int32_t> seen_;
-  std::vector<Value> global_value_;
-  CompressedRows<uint32_t> ue_;
-  CompressedRows<uint32_t> defs_;
-  std::vector<std::vector<uint32_t>> in_;
-  std::vector<uint64_t> in_bits_, out_bits_, next_bits_;
-  ControlFlowGraph cfg_;
-  std::vector<uint32_t> u_, d_, out_, merged_, next_in_;
-  std::vector<uint8_t> queued_;
-  std::vector<Block> work_;
-  std::vector<Value> row_;
+  // Working storage, kept between Compute calls (given back after a function
+  // of more than kWarmBufferInsts instructions: base/warm_buffers.h).
+  struct Scratch {
+    std::vector<int32_t> seen;
+    std::vector<Value> global_value;
+    CompressedRows<uint32_t> ue;
+    CompressedRows<uint32_t> defs;
+    std::vector<std::vector<uint32_t>> in;
+    std::vector<uint64_t> in_bits, out_bits, next_bits;
+    ControlFlowGraph cfg;
+    std::vector<uint32_t> u, d, out, merged, next_in;
+    std::vector<uint8_t> queued;
+    std::vector<Block> work;
+    std::vector<Value> row;
+  };
+  Scratch s_;
 };
 
 }  // namespace regalloc

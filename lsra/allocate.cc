@@ -702,28 +702,33 @@ bool Allocator::WrittenInPlaceWhileLive(Value v, Value other, uint32_t from, uin
 // operand, as the value's references list them).
 void Allocator::IndexInPlaceUses() {
   in_place_items_.clear();
+  // Positions grow along the block order: each value's uses come in position
+  // order, once per instruction.
   for (Block b : b_->order()) {
     for (Inst i : f_->block(b).insts) {
       absl::Span<const Operand> ops = f_->operands(i);
+      const size_t first_of_inst = in_place_items_.size();
       for (const Operand& op : ops) {
         if (!op.IsDef() || op.constraint() != ConstraintKind::kReuse) continue;
         const Operand* src = f_->UseOperand(i, op.reuse_index());
         if (src == nullptr || !b_->HasInterval(src->value())) continue;
+        const uint32_t v = src->value().index();
+        if (std::any_of(in_place_items_.begin() + first_of_inst, in_place_items_.end(),
+                        [&](const auto& item) { return item.first == v; })) {
+          continue;  // two defs reusing one value
+        }
         absl::Span<const RefPosition> refs = b_->Refs(src->value());
         const uint32_t first = b_->Pos(i, 0);
         auto it = std::lower_bound(refs.begin(), refs.end(), first,
                                    [](const RefPosition& r, uint32_t q) { return r.pos < q; });
         for (; it != refs.end() && it->pos <= first + kLsraGap; ++it) {
           if (it->kind == RefKind::kUse && it->inst == i) {
-            in_place_items_.push_back({src->value().index(), InPlaceUse{it->pos, i}});
+            in_place_items_.push_back({v, InPlaceUse{it->pos, i}});
           }
         }
       }
     }
   }
-  // In position order, so that each value's row is.
-  std::stable_sort(in_place_items_.begin(), in_place_items_.end(),
-                   [](const auto& a, const auto& b) { return a.second.pos < b.second.pos; });
   in_place_.StartCounting(b_->num_values());
   for (const auto& [v, use] : in_place_items_) in_place_.Count(v);
   in_place_.StartFilling();
