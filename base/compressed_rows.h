@@ -24,10 +24,19 @@ class CompressedRows {
     start_.assign(1, 0);
   }
   // Room for `rows` rows of `items` items in all, so that appending never grows.
+  // After Clear(), storage too small is given back before the new is taken, so
+  // the two are never held at once.
   void Reserve(size_t rows, size_t items) {
+    if (start_.capacity() < rows + 1 && start_.size() <= 1) {
+      const size_t had = start_.size();
+      std::vector<uint32_t>().swap(start_);
+      start_.assign(had, 0);
+    }
     start_.reserve(rows + 1);
+    if (items_.capacity() < items && items_.empty()) std::vector<T>().swap(items_);
     items_.reserve(items);
   }
+
   template <typename Range>
   void AppendRow(const Range& row) {
     items_.insert(items_.end(), row.begin(), row.end());

@@ -135,7 +135,7 @@ void LiveSets::ComputeSets(const Function& func) {
     next_in.clear();
     std::set_union(merged.begin(), merged.end(), bu.begin(), bu.end(), std::back_inserter(next_in));
     if (next_in == in[b.index()]) return false;
-    in[b.index()].swap(next_in);
+    in[b.index()].assign(next_in.begin(), next_in.end());  // not swap: each row keeps only its own capacity
     return true;
   });
 
@@ -156,9 +156,12 @@ void LiveSets::ComputeSets(const Function& func) {
       [&](size_t b) {
         live_out(Block(static_cast<uint32_t>(b)));
         for (uint32_t g : out) s_.row.push_back(global_value[g]);
+      },
+      [&](size_t b) {
+        live_out(Block(static_cast<uint32_t>(b)));
+        return out == in[b];
       });
 }
-
 // Pass 3 and the result with a bit vector of the global values per block
 // (Subzero's sets), where they are small: the same worklist, each transfer a
 // few word operations instead of merging sorted lists element by element.
@@ -210,6 +213,10 @@ void LiveSets::DenseFixpoint(size_t nb, size_t words) {
       [&](size_t b) {
         live_out(Block(static_cast<uint32_t>(b)));
         values(out.data());
+      },
+      [&](size_t b) {
+        live_out(Block(static_cast<uint32_t>(b)));
+        return std::equal(out.begin(), out.end(), in.data() + b * words);
       });
 }
 
@@ -239,36 +246,86 @@ void LiveSets::Fixpoint(size_t nb, const Visit& visit) {
 // The result, translating global indexes back to values (ascending index order
 // is ascending value order, since indexes were given in value order): in_size(b)
 // and out_size(b) say how many values are live into and out of block b (the
-// rows are reserved exactly), in_row(b) and out_row(b) append them to the
-// scratch row. A block with one successor shares its live-in row as its
-// live-out.
-template <typename InSize, typename OutSize, typename InRow, typename OutRow>
+// rows are reserved exactly; out_size is not asked of a block whose edges all
+// go to one successor), in_row(b) and out_row(b) append them to the scratch
+// row, in_is_out(b) compares the two sets of a block (asked only when their
+// sizes are equal). A set equal to another is stored once: a live-out set is
+// the union of the successors' live-in sets, so it equals any of them that has
+// its size.
+template <typename InSize, typename OutSize, typename InRow, typename OutRow, typename InIsOut>
 void LiveSets::Flatten(size_t nb, const InSize& in_size, const OutSize& out_size, const InRow& in_row,
-                       const OutRow& out_row) {
-  out_is_in_of_.assign(nb, -1);
-  size_t total_in = 0, total_out = 0;
+                       const OutRow& out_row, const InIsOut& in_is_out) {
+  std::vector<int32_t>& alias = s_.alias;
+  std::vector<uint32_t>& size = s_.size;
+  alias.assign(2 * nb, -1);
+  size.assign(2 * nb, 0);
+  for (size_t b = 0; b < nb; ++b) size[2 * b] = static_cast<uint32_t>(in_size(b));
   for (size_t b = 0; b < nb; ++b) {
-    total_in += in_size(b);
     absl::Span<const Edge> succs = s_.cfg.succs(Block(static_cast<uint32_t>(b)));
-    bool one = !succs.empty() && std::all_of(succs.begin(), succs.end(),
-                                             [&](const Edge& e) { return e.to == succs.front().to; });
-    if (one) {
-      out_is_in_of_[b] = static_cast<int32_t>(succs.front().to.index());
-      continue;
+    if (succs.empty()) continue;
+    bool one = std::all_of(succs.begin(), succs.end(), [&](const Edge& e) { return e.to == succs.front().to; });
+    uint32_t out = one ? size[2 * succs.front().to.index()] : static_cast<uint32_t>(out_size(b));
+    size[2 * b + 1] = out;
+    for (const Edge& e : succs) {
+      if (size[2 * e.to.index()] == out) {
+        alias[2 * b + 1] = static_cast<int32_t>(2 * e.to.index());
+        break;
+      }
     }
-    total_out += out_size(b);  // exact: the union, not the sum of the successors' sets
+    if (size[2 * b] == out && in_is_out(b)) alias[2 * b] = static_cast<int32_t>(2 * b + 1);
   }
-  live_in_.Clear();
-  live_out_.Clear();
-  live_in_.Reserve(nb, total_in);
-  live_out_.Reserve(nb, total_out);
-  for (size_t b = 0; b < nb; ++b) {
+  ResolveAliases();
+  size_t rows = 0, items = 0;
+  for (size_t n = 0; n < 2 * nb; ++n) {
+    if (alias[n] >= 0) continue;
+    ++rows;
+    items += size[n];
+  }
+  rows_.Clear();
+  rows_.Reserve(rows, items);
+  uint32_t row = 0;
+  for (size_t n = 0; n < 2 * nb; ++n) {
+    if (alias[n] >= 0) continue;
     s_.row.clear();
-    in_row(b);
-    live_in_.AppendRow(s_.row);
-    s_.row.clear();
-    if (out_is_in_of_[b] < 0) out_row(b);
-    live_out_.AppendRow(s_.row);
+    if (n % 2 == 0) {
+      in_row(n / 2);
+    } else {
+      out_row(n / 2);
+    }
+    rows_.AppendRow(s_.row);
+    row_of_[n] = row++;
+  }
+  for (size_t n = 0; n < 2 * nb; ++n) {
+    if (alias[n] >= 0) row_of_[n] = row_of_[row_of_[n]];
+  }
+}
+
+// Each set's alias chain followed to the set that ends it, into row_of_ (as a
+// set index, made a row index by Flatten). Equal sets can alias one another in
+// a cycle (a loop of empty blocks): the set closing the cycle is stored.
+void LiveSets::ResolveAliases() {
+  std::vector<int32_t>& alias = s_.alias;
+  std::vector<uint8_t>& state = s_.state;
+  std::vector<uint32_t>& chain = s_.chain;
+  const size_t sets = alias.size();
+  row_of_.assign(sets, 0);
+  state.assign(sets, 0);
+  for (size_t n = 0; n < sets; ++n) {
+    chain.clear();
+    size_t m = n;
+    while (state[m] == 0 && alias[m] >= 0) {
+      state[m] = 1;
+      chain.push_back(static_cast<uint32_t>(m));
+      m = static_cast<size_t>(alias[m]);
+    }
+    if (state[m] == 1) alias[m] = -1;  // m closes a cycle: stored
+    uint32_t end = state[m] == 2 ? row_of_[m] : static_cast<uint32_t>(m);
+    row_of_[m] = end;
+    state[m] = 2;
+    for (uint32_t c : chain) {
+      row_of_[c] = end;
+      state[c] = 2;
+    }
   }
 }
 
@@ -284,8 +341,7 @@ bool LiveSets::IsLiveOut(Value v, Block b) const {
 
 size_t LiveSets::MemoryBytes() const {
   return global_index_.capacity() * sizeof(int32_t) + def_block_.capacity() * sizeof(Block) +
-         (live_in_.all().size() + live_out_.all().size()) * sizeof(Value) +
-         2 * (out_is_in_of_.size() + 1) * sizeof(uint32_t) + out_is_in_of_.size() * sizeof(int32_t);
+         rows_.all().size() * sizeof(Value) + (rows_.num_rows() + 1 + row_of_.size()) * sizeof(uint32_t);
 }
 
 }  // namespace regalloc

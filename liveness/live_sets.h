@@ -46,14 +46,13 @@ class LiveSets {
   // before it.
   void Compute(const Function& func);
 
-  // Sorted by value id.
-  absl::Span<const Value> LiveIn(Block b) const { return live_in_.Row(b.index()); }
-  // A block whose every edge goes to one successor has that block's live-in
-  // set as its live-out set (stored once).
-  absl::Span<const Value> LiveOut(Block b) const {
-    int32_t s = out_is_in_of_[b.index()];
-    return s >= 0 ? live_in_.Row(s) : live_out_.Row(b.index());
-  }
+  // Sorted by value id. Equal sets are often stored once: a block's live-out
+  // set is a successor's live-in set whenever they have the same size (that
+  // one is a subset of it), and a block that defines and reads no value live
+  // across it (an edge's jump) has its live-out set as its live-in set. On the
+  // generated functions that halves the rows.
+  absl::Span<const Value> LiveIn(Block b) const { return rows_.Row(row_of_[2 * b.index()]); }
+  absl::Span<const Value> LiveOut(Block b) const { return rows_.Row(row_of_[2 * b.index() + 1]); }
   // Binary search in the block's set.
   bool IsLiveIn(Value v, Block b) const;
   bool IsLiveOut(Value v, Block b) const;
@@ -64,6 +63,8 @@ class LiveSets {
   int GlobalIndex(Value v) const { return global_index_[v.index()]; }
   // The block defining each value (invalid for holes).
   Block DefBlock(Value v) const { return def_block_[v.index()]; }
+  // How many distinct rows hold the 2 × blocks sets (equal sets share one).
+  int stored_sets() const { return static_cast<int>(rows_.num_rows()); }
   // Dataflow passes over the blocks until the fixpoint (for benchmarks).
   int block_visits() const { return block_visits_; }
   // Bytes held by the result.
@@ -81,18 +82,20 @@ class LiveSets {
   void DenseFixpoint(size_t nb, size_t words);
   template <typename Visit>
   void Fixpoint(size_t nb, const Visit& visit);
-  template <typename InSize, typename OutSize, typename InRow, typename OutRow>
+  template <typename InSize, typename OutSize, typename InRow, typename OutRow, typename InIsOut>
   void Flatten(size_t nb, const InSize& in_size, const OutSize& out_size, const InRow& in_row,
-               const OutRow& out_row);
+               const OutRow& out_row, const InIsOut& in_is_out);
+  // Per set (2b: block b's live-in, 2b + 1: its live-out), the set it equals
+  // (Flatten's `alias`) followed to the one that is stored.
+  void ResolveAliases();
 
   std::vector<int32_t> global_index_;
   std::vector<Block> def_block_;
   int num_global_ = 0;
   size_t dense_max_words_ = kDenseMaxWords;
   int block_visits_ = 0;
-  CompressedRows<Value> live_in_;
-  CompressedRows<Value> live_out_;  // empty rows where out_is_in_of_ says
-  std::vector<int32_t> out_is_in_of_;  // per block: its one successor, or -1
+  CompressedRows<Value> rows_;    // the distinct sets
+  std::vector<uint32_t> row_of_;  // per set (2b: live-in of block b, 2b + 1: live-out): its row
   // Working storage, kept between Compute calls (given back after a function
   // of more than kWarmBufferInsts instructions: base/warm_buffers.h).
   struct Scratch {
@@ -107,6 +110,10 @@ class LiveSets {
     std::vector<uint8_t> queued;
     std::vector<Block> work;
     std::vector<Value> row;
+    std::vector<int32_t> alias;  // Flatten, per set: an equal set, or -1 (stored)
+    std::vector<uint32_t> size;  // Flatten, per set: its size
+    std::vector<uint8_t> state;  // ResolveAliases: 0 new, 1 on the current chain, 2 resolved
+    std::vector<uint32_t> chain;
   };
   Scratch s_;
 };

@@ -119,6 +119,42 @@ block2(v3: i32):
   EXPECT_THAT(Ids(a.sets.LiveIn(B(2))), ElementsAre(1));
 }
 
+// Equal sets are stored once, and here they alias one another in a cycle:
+// block1's live-in is its live-out (v2 is local), which is block2's live-in
+// (the union's size is block2's), which is block2's live-out (block2 is empty),
+// which is block1's live-in.
+TEST(LiveSetsTest, EqualSetsStoredOnceThroughACycleOfAliases) {
+  absl::StatusOr<Function> f = ParseFunction(R"(function %cyc(i64, i64) -> i64 {
+block0(v0: i64, v1: i64):
+    jump block1
+block1:
+    v2 = cmp.lt v0, v1
+    br v2, block2, block3
+block2:
+    jump block1
+block3:
+    ret v1
+}
+)",
+                                             X86());
+  ASSERT_TRUE(f.ok()) << f.status();
+  for (size_t dense_words : {LiveSets::kDenseMaxWords, size_t{0}}) {
+    LiveSets sets;
+    sets.set_dense_max_words(dense_words);
+    sets.Compute(*f);
+    EXPECT_TRUE(sets.LiveIn(B(0)).empty());
+    for (int b : {1, 2}) {
+      EXPECT_THAT(Ids(sets.LiveIn(B(b))), ElementsAre(0, 1)) << b;
+      EXPECT_THAT(Ids(sets.LiveOut(B(b))), ElementsAre(0, 1)) << b;
+    }
+    EXPECT_THAT(Ids(sets.LiveOut(B(0))), ElementsAre(0, 1));
+    EXPECT_THAT(Ids(sets.LiveIn(B(3))), ElementsAre(1));
+    EXPECT_TRUE(sets.LiveOut(B(3)).empty());
+    // block0's live-in, the cycle's one set, block3's live-in and live-out.
+    EXPECT_EQ(sets.stored_sets(), 4) << dense_words;
+  }
+}
+
 TEST(LiveSetsTest, IrreducibleControlFlow) {
   Analyzed a = Analyze(R"(function %irr(i32, i32) -> i32 {
 block0(v0: i32, v1: i32):
