@@ -651,6 +651,15 @@ absl::StatusOr<ColorStats> ColorWalk::Run() {
   if (f_.IsAllocated()) {
     return absl::FailedPreconditionError(absl::StrCat("function %", f_.name(), ": coloring needs SSA form"));
   }
+  // Each move of a constraint copy becomes one move (or half a swap) during the
+  // walk: room for those now, before the walk's buffers exist.
+  size_t copy_operands = 0;
+  for (Block b : f_.layout()) {
+    for (Inst i : f_.block(b).insts) {
+      if (IsConstraintCopy(f_, i)) copy_operands += f_.operands(i).size();
+    }
+  }
+  f_.GrowInsts(copy_operands / 2, copy_operands);
   int n = f_.num_values();
   locs_.Resize(n);
   b_.cfg.Compute(f_);

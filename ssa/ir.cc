@@ -174,6 +174,11 @@ void Function::SetOperands(Inst i, absl::Span<const Operand> operands) {
   ReplaceInPool(operand_pool_, d.first_operand, d.num_operands, operands);
 }
 
+void Function::GrowInsts(size_t insts, size_t operands) {
+  Grow(insts_, insts);
+  Grow(operand_pool_, operands);
+}
+
 const Operand* Function::UseOperand(Inst i, int k) const {
   for (const Operand& op : operands(i)) {
     if (op.IsUse() && k-- == 0) return &op;

@@ -344,6 +344,11 @@ class Function {
     insts_.reserve(insts_.size() + insts);
     operand_pool_.reserve(operand_pool_.size() + operands);
   }
+  // Room for `insts` more instructions with `operands` more operands, growing
+  // the arrays (when they lack it) as adding them one by one would: by at least
+  // half. A phase calls it before taking its own buffers, so that the old and
+  // the new arrays, held at once while they are moved, are not at its peak.
+  void GrowInsts(size_t insts, size_t operands);
   int num_insts() const { return static_cast<int>(insts_.size()); }
   InstData& inst(Inst i) { return insts_[i.index()]; }
   const InstData& inst(Inst i) const { return insts_[i.index()]; }
