@@ -83,12 +83,12 @@ class Allocator {
  public:
   // Binds the allocator to one function; its buffers stay from the last one.
   void Reset(const Target& t, Function& f, const LsraBuild& b, const LsraOptions& options,
-             std::vector<LsraChild>& children, std::vector<StackSlot>& slots) {
+             std::vector<StackSlot>& slots) {
     t_ = &t;
     f_ = &f;
     b_ = &b;
     options_ = &options;
-    ch_ = &children;
+    ch_ = &children_;
     slots_ = &slots;
     const int nr = t.num_regs();
     free_until_.assign(nr, 0);
@@ -425,7 +425,8 @@ class Allocator {
   const LsraBuild* b_ = nullptr;
   const LsraOptions* options_ = nullptr;
   std::vector<std::vector<PReg>> orders_;
-  std::vector<LsraChild>* ch_ = nullptr;
+  std::vector<LsraChild> children_;  // the scan's pieces, in the order it made them
+  std::vector<LsraChild>* ch_ = &children_;
   std::vector<StackSlot>* slots_ = nullptr;
   std::vector<PReg> hint_;
   std::vector<uint32_t> evict_;           // AllocateBlockedReg's scratch
@@ -1088,7 +1089,7 @@ absl::StatusOr<LsraAllocStats> LsraAllocation::Run(const Target& target, Functio
   slots_.assign(func.num_values(), StackSlot());
   if (scratch_ == nullptr) scratch_ = std::make_unique<lsra_internal::Allocator>();
   lsra_internal::Allocator& a = *scratch_;
-  a.Reset(target, func, build, options, children_, slots_);
+  a.Reset(target, func, build, options, slots_);
   absl::Status s = a.Run(stats);
   if (!s.ok()) return s;
   a.CollectPieces(pieces_);
@@ -1098,9 +1099,8 @@ absl::StatusOr<LsraAllocStats> LsraAllocation::Run(const Target& target, Functio
 
 LsraAllocation::LsraAllocation() = default;
 LsraAllocation::~LsraAllocation() = default;
-LsraAllocation::LsraAllocation(const LsraAllocation& o) : children_(o.children_), pieces_(o.pieces_), slots_(o.slots_) {}
+LsraAllocation::LsraAllocation(const LsraAllocation& o) : pieces_(o.pieces_), slots_(o.slots_) {}
 LsraAllocation& LsraAllocation::operator=(const LsraAllocation& o) {
-  children_ = o.children_;
   pieces_ = o.pieces_;
   slots_ = o.slots_;
   return *this;

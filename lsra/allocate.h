@@ -167,8 +167,7 @@ class LsraAllocation {
   std::string Print(const Function& func, const Target& target) const;
 
  private:
-  std::vector<LsraChild> children_;  // the scan's pieces, in the order it made them
-  CompressedRows<LsraChild> pieces_;  // the same, by value and position
+  CompressedRows<LsraChild> pieces_;  // the scan's pieces, by value and position
   std::vector<StackSlot> slots_;
   // The scan's state, kept between runs so that a warm allocation reuses its
   // buffers.

@@ -243,9 +243,9 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
 
   // Ranges: one piece per value and block, in block order; references.
   refs_.StartFilling();
-  pieces_.clear();
-  all_reg_refs_.clear();
-  all_blocked_.clear();
+  scratch_.pieces.clear();
+  scratch_.all_reg_refs.clear();
+  scratch_.all_blocked.clear();
   clobbers_.clear();
   std::vector<RangeScratch>& info = scratch_.range;
   std::vector<Value>& touched = scratch_.touched;
@@ -254,7 +254,7 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
   uint32_t now = 0;
   auto block_reg = [&](PReg r, LsraRange range) {
     for (PReg a : target.Aliases(r)) {
-      if (target.allocatable().Contains(a)) all_blocked_.push_back({a, range});
+      if (target.allocatable().Contains(a)) scratch_.all_blocked.push_back({a, range});
     }
   };
   auto reg_ref = [&](PReg r, RefKind kind, uint32_t pos, Inst inst, LsraRange range) {
@@ -264,7 +264,7 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
     ref.kind = kind;
     ref.inst = inst;
     ref.need = RefNeed::kFixed;
-    all_reg_refs_.push_back(ref);
+    scratch_.all_reg_refs.push_back(ref);
     block_reg(r, range);
     ++stats.fixed_refs;
   };
@@ -357,21 +357,21 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
       if (x.open.to == x.from && x.open.from < x.open.to) {
         x.open.to = to;
       } else {
-        if (x.open.from < x.open.to) pieces_.push_back(ValueRange{v, x.open});
+        if (x.open.from < x.open.to) scratch_.pieces.push_back(ValueRange{v, x.open});
         x.open = LsraRange{x.from, to};
       }
     }
   }
   for (int v = 0; v < nv; ++v) {
-    if (info[v].open.from < info[v].open.to) pieces_.push_back(ValueRange{Value(v), info[v].open});
+    if (info[v].open.from < info[v].open.to) scratch_.pieces.push_back(ValueRange{Value(v), info[v].open});
   }
 
   // Group by value (block order keeps each row sorted) and merge adjacent pieces.
   {
     CompressedRows<ValueRange>& by_value = scratch_.pieces_by_value;
-    by_value.Build(nv, pieces_, [](const ValueRange& r) { return r.value.index(); });
+    by_value.Build(nv, scratch_.pieces, [](const ValueRange& r) { return r.value.index(); });
     ranges_.Clear();
-    ranges_.Reserve(nv, pieces_.size());
+    ranges_.Reserve(nv, scratch_.pieces.size());
     std::vector<LsraRange>& merged = scratch_.merged;
     for (int v = 0; v < nv; ++v) {
       merged.clear();
@@ -389,15 +389,15 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
   // order up to swaps within an instruction, so grouping by register (a stable
   // counting sort) and then a nearly-sorted sort of each row is linear.
   int nr = target.num_regs();
-  reg_refs_.Build(nr, all_reg_refs_, [](const RefPosition& r) { return r.reg.index(); });
+  reg_refs_.Build(nr, scratch_.all_reg_refs, [](const RefPosition& r) { return r.reg.index(); });
   for (int r = 0; r < nr; ++r) {
     SortNearlySorted(reg_refs_.MutableRow(r), [](const RefPosition& a, const RefPosition& b) { return a.pos < b.pos; });
   }
   {
     CompressedRows<std::pair<PReg, LsraRange>>& by_reg = scratch_.blocked_by_reg;
-    by_reg.Build(nr, all_blocked_, [](const std::pair<PReg, LsraRange>& x) { return x.first.index(); });
+    by_reg.Build(nr, scratch_.all_blocked, [](const std::pair<PReg, LsraRange>& x) { return x.first.index(); });
     blocked_.Clear();
-    blocked_.Reserve(nr, all_blocked_.size());
+    blocked_.Reserve(nr, scratch_.all_blocked.size());
     std::vector<LsraRange>& merged = scratch_.merged;
     for (int r = 0; r < nr; ++r) {
       absl::Span<std::pair<PReg, LsraRange>> row = by_reg.MutableRow(r);

@@ -201,7 +201,6 @@ class LsraBuild {
     Value value;
     LsraRange range;
   };
-  std::vector<ValueRange> pieces_;
   // Per value, what the block walks need of it, together (one cache line for
   // the random accesses by value id, not one per array).
   struct CopyScratch {
@@ -214,9 +213,14 @@ class LsraBuild {
     uint32_t out = 0;   // block stamp when live out
     uint32_t from = 0;  // the block piece's start
     uint32_t last = 0;  // its last reference
-    LsraRange open;     // the latest piece, not in pieces_ yet (empty: none)
+    LsraRange open;     // the latest piece, not in `pieces` yet (empty: none)
   };
+  // Given back after a large function (base/warm_buffers.h): nothing here is
+  // read after Run.
   struct Scratch {
+    std::vector<ValueRange> pieces;                         // every value's pieces, in walk order
+    std::vector<RefPosition> all_reg_refs;                  // fixed-register references, in walk order
+    std::vector<std::pair<PReg, LsraRange>> all_blocked;    // blocked ranges, in walk order
     std::vector<CopyScratch> copy;
     std::vector<RangeScratch> range;
     std::vector<Value> touched;
@@ -232,8 +236,6 @@ class LsraBuild {
     DominatorTree dom;
     LoopNest loops;
   } scratch_;
-  std::vector<RefPosition> all_reg_refs_;
-  std::vector<std::pair<PReg, LsraRange>> all_blocked_;
 };
 
 }  // namespace regalloc

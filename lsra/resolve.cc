@@ -31,9 +31,11 @@ struct LsraResolver::Buffers {
     uint32_t index = 0;  // in edge_values
   };
   // An edge's copy: its moves, moves[first, first + count) of a flat array.
+  // An edge's moves in `edge_moves`: [first, first + count), of which the last
+  // `params` move its arguments into the target's parameters.
   struct EdgeCopy {
     Edge edge;
-    uint32_t first = 0, count = 0;
+    uint32_t first = 0, count = 0, params = 0;
   };
   CompressedRows<Holder> holders;
   std::vector<uint32_t> order_index, query;
@@ -51,7 +53,7 @@ struct LsraResolver::Buffers {
   std::vector<std::pair<uint32_t, uint32_t>> splits;
   ControlFlowGraph cfg;
   std::vector<EdgeCopy> edges;
-  std::vector<CopyMove> edge_moves, all_moves, moves;
+  std::vector<CopyMove> edge_moves, moves;
   std::vector<Inst> insts, out, emitted;
   std::vector<std::pair<Value, Location>> fixed_after;
   std::vector<Operand> ops;
@@ -393,10 +395,17 @@ absl::StatusOr<LsraResolveStats> Resolver::Run() {
   std::vector<CopyMove>& edge_moves = buf_.edge_moves;
   edge_moves.clear();
   IndexHolders();
+  size_t param_moves = 0;
   for (Block b : b_.order()) {
     for (const Edge& e : cfg.succs(b)) {
-      EdgeCopy ec{e, static_cast<uint32_t>(edge_moves.size()), 0};
+      EdgeCopy ec{e, static_cast<uint32_t>(edge_moves.size()), 0, 0};
       RA_RETURN_IF_ERROR(EdgeMoves(e, edge_moves));
+      // Room for the parameters' moves, filled once the operands have their
+      // locations (below).
+      ec.params = static_cast<uint32_t>(
+          std::min(f_.BranchArgs(e.branch, e.target).size(), f_.block(e.to).params.size()));
+      edge_moves.resize(edge_moves.size() + ec.params);
+      param_moves += ec.params;
       ec.count = static_cast<uint32_t>(edge_moves.size() - ec.first);
       edges.push_back(ec);
     }
@@ -424,28 +433,23 @@ absl::StatusOr<LsraResolveStats> Resolver::Run() {
     for (int r = 0; r < t_.num_regs(); ++r) {
       for (const RefPosition& ref : b_.RegRefs(PReg(r))) extra += ref.kind != RefKind::kKill;
     }
-    extra += edge_moves.size() + edges.size();
+    extra += edge_moves.size() - param_moves + edges.size();
     f_.ReserveInsts(extra, 2 * extra);
   }
 
   for (Block b : b_.order()) RA_RETURN_IF_ERROR(ResolveBlock(b));
   // Parameters: from their arguments' locations (now written) to theirs, after
   // each edge's live values.
-  std::vector<CopyMove>& all_moves = buf_.all_moves;
-  all_moves.clear();
-  for (EdgeCopy& ec : edges) {
-    const uint32_t first = static_cast<uint32_t>(all_moves.size());
-    all_moves.insert(all_moves.end(), edge_moves.begin() + ec.first, edge_moves.begin() + ec.first + ec.count);
+  for (const EdgeCopy& ec : edges) {
     absl::Span<const Operand> args = f_.BranchArgs(ec.edge.branch, ec.edge.target);
     const std::vector<Operand>& params = f_.block(ec.edge.to).params;
-    for (size_t k = 0; k < args.size() && k < params.size(); ++k) {
-      all_moves.push_back(CopyMove{args[k].location(), params[k].location(), args[k].value(), params[k].value(),
-                                   f_.value_type(params[k].value())});
+    CopyMove* m = edge_moves.data() + ec.first + ec.count - ec.params;
+    for (size_t k = 0; k < ec.params; ++k) {
+      m[k] = CopyMove{args[k].location(), params[k].location(), args[k].value(), params[k].value(),
+                      f_.value_type(params[k].value())};
     }
-    ec.first = first;
-    ec.count = static_cast<uint32_t>(all_moves.size() - first);
   }
-  auto moves_of = [&](const EdgeCopy& ec) { return absl::MakeConstSpan(all_moves.data() + ec.first, ec.count); };
+  auto moves_of = [&](const EdgeCopy& ec) { return absl::MakeConstSpan(edge_moves.data() + ec.first, ec.count); };
   // Critical edges with moves get a block of their own.
   auto moving = [&](const EdgeCopy& ec) {
     for (const CopyMove& m : moves_of(ec)) {
