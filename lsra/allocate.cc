@@ -256,7 +256,7 @@ class Allocator {
     uint32_t lo = at == 0 ? 0 : at - 1;
     auto it = std::lower_bound(refs.begin(), refs.end(), lo, [](const RefPosition& x, uint32_t q) { return x.pos < q; });
     for (; it != refs.end() && it->pos <= at + 3; ++it) {
-      if (it->need != RefNeed::kFixed || it->reg != r || it->pos < c.from || it->pos >= c.to) continue;
+      if (it->need != RefNeed::kFixed || it->reg() != r || it->pos < c.from || it->pos >= c.to) continue;
       LsraRange own = it->kind == RefKind::kDef
                           ? LsraRange{it->pos, it->pos + (it->inst.IsValid() ? 2u : 1u)}
                           : LsraRange{it->pos - (it->pos % 4 == kLsraEarly ? 1u : 3u), it->pos + 1};

@@ -260,7 +260,7 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
   auto reg_ref = [&](PReg r, RefKind kind, uint32_t pos, Inst inst, LsraRange range) {
     RefPosition ref;
     ref.pos = pos;
-    ref.reg = r;
+    ref.set_reg(r);
     ref.kind = kind;
     ref.inst = inst;
     ref.need = RefNeed::kFixed;
@@ -290,11 +290,10 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
       touch(op.value(), bf);
       RefPosition ref;
       ref.pos = bf;
-      ref.value = op.value();
       ref.kind = RefKind::kDef;
       ref.need = b == func.entry() ? NeedOf(op) : RefNeed::kAny;
       if (ref.need == RefNeed::kFixed) {
-        ref.reg = op.fixed_reg();
+        ref.set_reg(op.fixed_reg());
         reg_ref(op.fixed_reg(), RefKind::kFixedDef, bf, Inst(), LsraRange{bf, bf + 1});
       }
       ref.operand = static_cast<uint8_t>(p);
@@ -313,7 +312,6 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
         uint32_t pos = base + (op.position() == Position::kEarly ? kLsraEarly : kLsraLate);
         RefPosition ref;
         ref.pos = pos;
-        ref.value = op.value();
         ref.inst = i;
         ref.operand = static_cast<uint8_t>(o);
         ref.loop_depth = depth;
@@ -323,7 +321,7 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
           RangeScratch& x = touch(op.value(), bf);
           x.last = std::max(x.last, pos);
           if (ref.need == RefNeed::kFixed) {
-            ref.reg = op.fixed_reg();
+            ref.set_reg(op.fixed_reg());
             uint32_t end = op.position() == Position::kEarly ? base + 1 : base + 3;
             reg_ref(op.fixed_reg(), RefKind::kFixedUse, pos, i, LsraRange{base - 1, end});
           }
@@ -334,8 +332,8 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
           const Operand* src = ref.need == RefNeed::kReuse ? func.UseOperand(i, op.reuse_index()) : nullptr;
           if (src != nullptr && src->constraint() == ConstraintKind::kFixed) ref.need = RefNeed::kFixed;
           if (ref.need == RefNeed::kFixed) {
-            ref.reg = src != nullptr ? src->fixed_reg() : op.fixed_reg();
-            reg_ref(ref.reg, RefKind::kFixedDef, pos, i, LsraRange{pos, base + 4});
+            ref.set_reg(src != nullptr ? src->fixed_reg() : op.fixed_reg());
+            reg_ref(ref.reg(), RefKind::kFixedDef, pos, i, LsraRange{pos, base + 4});
           } else if (ref.need == RefNeed::kReuse) {
             ref.reuse_of = static_cast<uint8_t>(op.reuse_index());
           }
@@ -389,7 +387,7 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
   // order up to swaps within an instruction, so grouping by register (a stable
   // counting sort) and then a nearly-sorted sort of each row is linear.
   int nr = target.num_regs();
-  reg_refs_.Build(nr, scratch_.all_reg_refs, [](const RefPosition& r) { return r.reg.index(); });
+  reg_refs_.Build(nr, scratch_.all_reg_refs, [](const RefPosition& r) { return r.reg().index(); });
   for (int r = 0; r < nr; ++r) {
     SortNearlySorted(reg_refs_.MutableRow(r), [](const RefPosition& a, const RefPosition& b) { return a.pos < b.pos; });
   }
@@ -427,7 +425,7 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
       uint64_t w = 1;
       for (int d = 0; d < r.loop_depth && d < 9; ++d) w *= 10;
       it.weight += w;
-      if (!it.hint.IsValid() && r.need == RefNeed::kFixed) it.hint = r.reg;
+      if (!it.hint.IsValid() && r.need == RefNeed::kFixed) it.hint = r.reg();
     }
     ++stats.intervals;
     stats.ranges += static_cast<int>(ranges_.Row(v).size());
@@ -464,7 +462,7 @@ std::string LsraBuild::Print(const Function& func, const Target& target) const {
     absl::StrAppend(&out, " refs");
     for (const RefPosition& r : Refs(Value(v))) {
       absl::StrAppend(&out, " ", r.kind == RefKind::kDef ? "def" : "use", "@", r.pos, ":", NeedName(r.need));
-      if (r.need == RefNeed::kFixed) absl::StrAppend(&out, "%", target.RegName(r.reg));
+      if (r.need == RefNeed::kFixed) absl::StrAppend(&out, "%", target.RegName(r.reg()));
     }
     absl::StrAppend(&out, "\n");
   }

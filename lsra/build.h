@@ -100,17 +100,26 @@ enum class RefNeed : uint8_t {
   kReuse,     // a def in the register its instruction's use `reuse_of` is read from
 };
 
+// A reference to a value (in its row of LsraBuild::Refs) or to a register (in
+// RegRefs), 16 bytes: the value is its row's, the register 16 bits.
 struct RefPosition {
   uint32_t pos = 0;
-  Value value;           // invalid for physical-register references
-  PReg reg;              // kFixed needs and register references
   Inst inst;             // invalid for block parameters
   RefKind kind = RefKind::kUse;
   RefNeed need = RefNeed::kRegister;
   uint8_t operand = 0;   // operand index in `inst`, or parameter index
   uint8_t reuse_of = 0;  // kReuse: the use index
   uint8_t loop_depth = 0;
+
+  // kFixed needs and register references: the register.
+  PReg reg() const { return reg_ == kNoReg ? PReg() : PReg(reg_); }
+  void set_reg(PReg r) { reg_ = r.IsValid() ? static_cast<uint16_t>(r.index()) : kNoReg; }
+
+ private:
+  static constexpr uint16_t kNoReg = 0xffff;
+  uint16_t reg_ = kNoReg;
 };
+static_assert(sizeof(RefPosition) == 16, "references are 16 bytes");
 
 struct LsraInterval {
   Value value;
