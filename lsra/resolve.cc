@@ -410,6 +410,13 @@ absl::StatusOr<LsraResolveStats> Resolver::Run() {
       edges.push_back(ec);
     }
   }
+  // The holders serve the edges only: after a large function they go before
+  // the function grows (base/warm_buffers.h).
+  if (f_.num_insts() > kWarmBufferInsts) {
+    holders_ = CompressedRows<LsraResolver::Buffers::Holder>();
+    std::vector<LsraResolver::Buffers::HeldSpan>().swap(buf_.held);
+    std::vector<uint32_t>().swap(buf_.query);
+  }
   std::vector<uint8_t>& block_start = buf_.block_start;
   block_start.assign(b_.BlockTo(b_.order().back()) + 1, 0);
   for (Block b : b_.order()) block_start[b_.BlockFrom(b)] = 1;
