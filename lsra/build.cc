@@ -245,7 +245,9 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
   refs_.StartFilling();
   scratch_.pieces.clear();
   scratch_.all_reg_refs.clear();
-  scratch_.all_blocked.clear();
+  std::vector<std::vector<LsraRange>>& blocked = scratch_.blocked;
+  blocked.resize(target.num_regs());
+  for (std::vector<LsraRange>& b : blocked) b.clear();
   clobbers_.clear();
   std::vector<RangeScratch>& info = scratch_.range;
   std::vector<Value>& touched = scratch_.touched;
@@ -254,7 +256,7 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
   uint32_t now = 0;
   auto block_reg = [&](PReg r, LsraRange range) {
     for (PReg a : target.Aliases(r)) {
-      if (target.allocatable().Contains(a)) scratch_.all_blocked.push_back({a, range});
+      if (target.allocatable().Contains(a)) blocked[a.index()].push_back(range);
     }
   };
   auto reg_ref = [&](PReg r, RefKind kind, uint32_t pos, Inst inst, LsraRange range) {
@@ -392,16 +394,16 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
     SortNearlySorted(reg_refs_.MutableRow(r), [](const RefPosition& a, const RefPosition& b) { return a.pos < b.pos; });
   }
   {
-    CompressedRows<std::pair<PReg, LsraRange>>& by_reg = scratch_.blocked_by_reg;
-    by_reg.Build(nr, scratch_.all_blocked, [](const std::pair<PReg, LsraRange>& x) { return x.first.index(); });
+    size_t total = 0;
+    for (const std::vector<LsraRange>& row : blocked) total += row.size();
     blocked_.Clear();
-    blocked_.Reserve(nr, scratch_.all_blocked.size());
+    blocked_.Reserve(nr, total);
     std::vector<LsraRange>& merged = scratch_.merged;
     for (int r = 0; r < nr; ++r) {
-      absl::Span<std::pair<PReg, LsraRange>> row = by_reg.MutableRow(r);
-      SortNearlySorted(row, [](const auto& a, const auto& b) { return a.second.from < b.second.from; });
+      absl::Span<LsraRange> row = absl::MakeSpan(blocked[r]);
+      SortNearlySorted(row, [](const LsraRange& a, const LsraRange& b) { return a.from < b.from; });
       merged.clear();
-      for (const auto& [reg, range] : row) {
+      for (const LsraRange& range : row) {
         if (!merged.empty() && merged.back().to >= range.from) {
           merged.back().to = std::max(merged.back().to, range.to);
         } else {

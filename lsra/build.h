@@ -229,7 +229,7 @@ class LsraBuild {
   struct Scratch {
     std::vector<ValueRange> pieces;                         // every value's pieces, in walk order
     std::vector<RefPosition> all_reg_refs;                  // fixed-register references, in walk order
-    std::vector<std::pair<PReg, LsraRange>> all_blocked;    // blocked ranges, in walk order
+    std::vector<std::vector<LsraRange>> blocked;            // per register: its blocked ranges, in walk order
     std::vector<CopyScratch> copy;
     std::vector<RangeScratch> range;
     std::vector<Value> touched;
@@ -237,7 +237,6 @@ class LsraBuild {
     std::vector<Inst> insts;
     std::vector<LsraRange> merged;
     CompressedRows<ValueRange> pieces_by_value;
-    CompressedRows<std::pair<PReg, LsraRange>> blocked_by_reg;
     std::vector<uint8_t> placed;
     std::vector<std::tuple<int, uint32_t, int, uint32_t>> ready;  // OrderBlocks' heap
     FunctionVerifier verifier;
