@@ -8,16 +8,6 @@
 
 namespace regalloc {
 
-bool IsConstraintCopy(const Function& func, Inst inst) {
-  if (func.inst(inst).opcode != Opcode::kParallelCopy) return false;
-  absl::Span<const Operand> ops = func.operands(inst);
-  size_t n = ops.size() / 2;
-  for (size_t k = 0; k < n; ++k) {
-    if (ops[k].value() == ops[n + k].value()) return false;
-  }
-  return n > 0;
-}
-
 absl::StatusOr<PrepareStats> PrepareConstraints(Function& func, const Target& target, const LiveSets& sets) {
   PrepareBuffers buffers;
   return PrepareConstraints(func, target, sets, buffers);

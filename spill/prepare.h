@@ -63,8 +63,17 @@ absl::StatusOr<PrepareStats> PrepareConstraints(Function& func, const Target& ta
                                                 PrepareBuffers& buffers);
 
 // True for a P made by PrepareConstraints: a parallel_copy whose defs name values
-// other than its uses.
-bool IsConstraintCopy(const Function& func, Inst inst);
+// other than its uses. Inline: every phase after PrepareConstraints asks it of
+// every instruction, and most are not parallel copies.
+inline bool IsConstraintCopy(const Function& func, Inst inst) {
+  if (func.inst(inst).opcode != Opcode::kParallelCopy) return false;
+  absl::Span<const Operand> ops = func.operands(inst);
+  size_t n = ops.size() / 2;
+  for (size_t k = 0; k < n; ++k) {
+    if (ops[k].value() == ops[n + k].value()) return false;
+  }
+  return n > 0;
+}
 
 }  // namespace regalloc
 
