@@ -162,6 +162,7 @@ void LiveSets::ComputeSets(const Function& func) {
         return out == in[b];
       });
 }
+
 // Pass 3 and the result with a bit vector of the global values per block
 // (Subzero's sets), where they are small: the same worklist, each transfer a
 // few word operations instead of merging sorted lists element by element.

@@ -11,6 +11,30 @@
 namespace regalloc {
 namespace {
 
+// GrowInsts makes room in advance: the instructions it was told of, with their
+// operands, go in without moving the arrays (a phase grows the function before
+// taking its own buffers), and a request that fits changes nothing.
+TEST(FunctionTest, GrowInstsMakesRoomOnceForWhatFollows) {
+  Function f("room", {}, {});
+  Value v = f.NewValue(Type::kI64);
+  InstData d;
+  d.opcode = Opcode::kCopy;
+  const Operand ops[2] = {Operand::Def(f.NewValue(Type::kI64)), Operand::Use(v)};
+  f.GrowInsts(100, 200);
+  Inst first = f.NewInst(d, ops);
+  const Operand* pool = f.operands(first).data();
+  const InstData* insts = &f.inst(first);
+  for (int n = 1; n < 100; ++n) f.NewInst(d, ops);
+  EXPECT_EQ(f.operands(first).data(), pool);
+  EXPECT_EQ(&f.inst(first), insts);
+  f.GrowInsts(0, 0);
+  EXPECT_EQ(f.operands(first).data(), pool);
+  // One more than the room: the arrays grow, keeping what they held.
+  f.NewInst(d, ops);
+  EXPECT_EQ(f.num_insts(), 101);
+  EXPECT_EQ(f.operands(first)[1].value(), v);
+}
+
 TEST(FunctionTest, OperandsOfAnInstructionCopyIntoANewOneAcrossGrowth) {
   Function f("grow", {}, {});
   std::vector<Operand> first;
