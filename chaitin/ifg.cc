@@ -57,7 +57,7 @@ const InterferenceGraph::Word* InterferenceGraph::FindWord(uint32_t a, uint32_t 
 bool InterferenceGraph::Bit(uint32_t a, uint32_t b) const {
   if (words_ > 0) return (matrix_[a * words_ + (b >> 6)] >> (b & 63)) & 1;
   const Word* w = FindWord(a, b >> 6);
-  return w != nullptr && ((w->bits >> (b & 63)) & 1);
+  return w != nullptr && ((w->bits() >> (b & 63)) & 1);
 }
 
 bool InterferenceGraph::SetSparseBitElsewhere(uint32_t a, uint32_t b) {
@@ -66,23 +66,24 @@ bool InterferenceGraph::SetSparseBitElsewhere(uint32_t a, uint32_t b) {
   // and next to it before searching.
   std::vector<Word>& row = sparse_[a];
   const uint32_t index = b >> 6;
-  uint64_t* word;
+  Word* word;
   const size_t n = row.size();
   if (n == 0 || row.back().index < index) {
-    row.push_back({index, 0});
-    word = &row.back().bits;
+    row.push_back(Word(index, 0));
+    word = &row.back();
   } else if (n >= 2 && row[n - 2].index == index) {  // a block's defs cross a word boundary
-    word = &row[n - 2].bits;
+    word = &row[n - 2];
   } else if (n >= 2 && row[n - 2].index < index) {
-    word = &row.insert(row.end() - 1, Word{index, 0})->bits;
+    word = &*row.insert(row.end() - 1, Word(index, 0));
   } else {
     auto it = WordAtOrAfter(row, index);
-    if (it->index != index) it = row.insert(it, Word{index, 0});
-    word = &it->bits;
+    if (it->index != index) it = row.insert(it, Word(index, 0));
+    word = &*it;
   }
   const uint64_t bit = uint64_t{1} << (b & 63);
-  if (*word & bit) return false;
-  *word |= bit;
+  const uint64_t bits = word->bits();
+  if (bits & bit) return false;
+  word->set_bits(bits | bit);
   ++degree_[a];
   return true;
 }
@@ -130,11 +131,11 @@ void InterferenceGraph::AddEdges(uint32_t a, const uint32_t* begin, const uint32
     const uint64_t bit = uint64_t{1} << (*b & 63);
     while (i < row.size() && row[i].index < index) merged_.push_back(row[i++]);
     if (!merged_.empty() && merged_.back().index == index) {
-      merged_.back().bits |= bit;
+      merged_.back().set_bits(merged_.back().bits() | bit);
     } else if (i < row.size() && row[i].index == index) {
-      merged_.push_back({index, row[i++].bits | bit});
+      merged_.push_back(Word(index, row[i++].bits() | bit));
     } else {
-      merged_.push_back({index, bit});
+      merged_.push_back(Word(index, bit));
     }
   }
   if (!grew) return;
@@ -149,7 +150,8 @@ void InterferenceGraph::ClearBit(uint32_t a, uint32_t b) {
   } else {
     // The bit is set, so its word is there (a word left empty stays).
     std::vector<Word>& row = sparse_[a];
-    WordAtOrAfter(row, b >> 6)->bits &= ~bit;
+    auto it = WordAtOrAfter(row, b >> 6);
+    it->set_bits(it->bits() & ~bit);
   }
   --degree_[a];
 }
@@ -187,8 +189,8 @@ void InterferenceGraph::Merge(uint32_t a, uint32_t b) {
     size_t j = 0;
     for (const Word& w : sparse_[b]) {
       while (j < row_a.size() && row_a[j].index < w.index) ++j;
-      const uint64_t in_a = j < row_a.size() && row_a[j].index == w.index ? row_a[j].bits : 0;
-      for (uint64_t bits = w.bits; bits != 0; bits &= bits - 1) {
+      const uint64_t in_a = j < row_a.size() && row_a[j].index == w.index ? row_a[j].bits() : 0;
+      for (uint64_t bits = w.bits(); bits != 0; bits &= bits - 1) {
         const int bit = __builtin_ctzll(bits);
         const uint32_t n = w.index * 64 + static_cast<uint32_t>(bit);
         if (dead_[n]) continue;
@@ -225,11 +227,11 @@ void InterferenceGraph::Merge(uint32_t a, uint32_t b) {
       if (j == y.size() || (i < x.size() && x[i].index < y[j].index)) {
         merged_.push_back(x[i++]);
       } else if (i == x.size() || y[j].index < x[i].index) {
-        degree_[a] += __builtin_popcountll(y[j].bits);
+        degree_[a] += __builtin_popcountll(y[j].bits());
         merged_.push_back(y[j++]);
       } else {
-        degree_[a] += __builtin_popcountll(y[j].bits & ~x[i].bits);
-        merged_.push_back({x[i].index, x[i].bits | y[j].bits});
+        degree_[a] += __builtin_popcountll(y[j].bits() & ~x[i].bits());
+        merged_.push_back(Word(x[i].index, x[i].bits() | y[j].bits()));
         ++i;
         ++j;
       }

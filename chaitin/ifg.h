@@ -83,7 +83,7 @@ class InterferenceGraph {
       return;
     }
     for (const Word& w : sparse_[a]) {
-      if (!VisitBits(w.index, w.bits, f)) return;
+      if (!VisitBits(w.index, w.bits(), f)) return;
     }
   }
   // Calls f(m) once for each m in a's row or b's row, in increasing order; f
@@ -103,13 +103,13 @@ class InterferenceGraph {
     while (i < x.size() || j < y.size()) {
       bool keep;
       if (j == y.size() || (i < x.size() && x[i].index < y[j].index)) {
-        keep = VisitBits(x[i].index, x[i].bits, f);
+        keep = VisitBits(x[i].index, x[i].bits(), f);
         ++i;
       } else if (i == x.size() || y[j].index < x[i].index) {
-        keep = VisitBits(y[j].index, y[j].bits, f);
+        keep = VisitBits(y[j].index, y[j].bits(), f);
         ++j;
       } else {
-        keep = VisitBits(x[i].index, x[i].bits | y[j].bits, f);
+        keep = VisitBits(x[i].index, x[i].bits() | y[j].bits(), f);
         ++i;
         ++j;
       }
@@ -127,10 +127,21 @@ class InterferenceGraph {
   int64_t MemoryBytes() const;
 
  private:
+  // 12 bytes, not 16: the 64 bits kept as two halves next to the index, so no
+  // padding (the rows are most of the graph's memory, and walking them is
+  // bound by memory).
   struct Word {
-    uint32_t index;  // bits for ids index*64 .. index*64+63
-    uint64_t bits;
+    uint32_t index = 0;  // bits for ids index*64 .. index*64+63
+    uint32_t lo = 0, hi = 0;
+    Word() = default;
+    Word(uint32_t i, uint64_t b) : index(i), lo(static_cast<uint32_t>(b)), hi(static_cast<uint32_t>(b >> 32)) {}
+    uint64_t bits() const { return uint64_t{hi} << 32 | lo; }
+    void set_bits(uint64_t b) {
+      lo = static_cast<uint32_t>(b);
+      hi = static_cast<uint32_t>(b >> 32);
+    }
   };
+  static_assert(sizeof(Word) == 12, "sparse row words are 12 bytes");
 
   // Calls f(k) for each word k of a matrix row that `summary` (or `other`,
   // if not null) names, in increasing order, while f returns true.
@@ -172,8 +183,9 @@ class InterferenceGraph {
     std::vector<Word>& row = sparse_[a];
     if (row.empty() || row.back().index != b >> 6) return SetSparseBitElsewhere(a, b);
     const uint64_t bit = uint64_t{1} << (b & 63);
-    if (row.back().bits & bit) return false;
-    row.back().bits |= bit;
+    const uint64_t bits = row.back().bits();
+    if (bits & bit) return false;
+    row.back().set_bits(bits | bit);
     ++degree_[a];
     return true;
   }
