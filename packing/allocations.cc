@@ -545,9 +545,12 @@ absl::Status BuildPackingProblem(const Function& func, const Target& target, con
       }
     }
   }
-  // The walk's lists are as large as the function: after a large one they go
-  // (the problem itself stays for the next steps).
+  // The walk's lists and the analyses are as large as the function: after a
+  // large one they go (the problem itself stays for the next steps, which read
+  // neither the live sets nor the ranges).
   ReleaseAfterLargeFunction(func.num_insts(), buf);
+  ReleaseAfterLargeFunction(func.num_insts(), sets);
+  ReleaseAfterLargeFunction(func.num_insts(), ranges);
   return absl::OkStatus();
 }
 
