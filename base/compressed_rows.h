@@ -37,6 +37,14 @@ class CompressedRows {
     items_.reserve(items);
   }
 
+  // Appends a row of `n` items to be written through the pointer returned
+  // (valid until the next append), without a copy made first.
+  T* AppendRowOfSize(size_t n) {
+    const size_t at = items_.size();
+    items_.resize(at + n);
+    start_.push_back(static_cast<uint32_t>(items_.size()));
+    return items_.data() + at;
+  }
   template <typename Range>
   void AppendRow(const Range& row) {
     items_.insert(items_.end(), row.begin(), row.end());

@@ -150,12 +150,12 @@ void LiveSets::ComputeSets(const Function& func) {
         // Two successors (the usual branch): the union's size without making it.
         return UnionSize<uint32_t>(in[succs[0].to.index()], in[succs[1].to.index()]);
       },
-      [&](size_t b) {
-        for (uint32_t g : in[b]) s_.row.push_back(global_value[g]);
+      [&](size_t b, Value* row) {
+        for (uint32_t g : in[b]) *row++ = global_value[g];
       },
-      [&](size_t b) {
+      [&](size_t b, Value* row) {
         live_out(Block(static_cast<uint32_t>(b)));
-        for (uint32_t g : out) s_.row.push_back(global_value[g]);
+        for (uint32_t g : out) *row++ = global_value[g];
       },
       [&](size_t b) {
         live_out(Block(static_cast<uint32_t>(b)));
@@ -192,10 +192,10 @@ void LiveSets::DenseFixpoint(size_t nb, size_t words) {
     std::copy(next.begin(), next.end(), row);
     return true;
   });
-  auto values = [&](const uint64_t* bits) {
+  auto values = [&](const uint64_t* bits, Value* row) {
     for (size_t k = 0; k < words; ++k) {
       for (uint64_t w = bits[k]; w != 0; w &= w - 1) {
-        s_.row.push_back(s_.global_value[k * 64 + static_cast<size_t>(__builtin_ctzll(w))]);
+        *row++ = s_.global_value[k * 64 + static_cast<size_t>(__builtin_ctzll(w))];
       }
     }
   };
@@ -210,10 +210,10 @@ void LiveSets::DenseFixpoint(size_t nb, size_t words) {
         live_out(Block(static_cast<uint32_t>(b)));
         return count(out.data());
       },
-      [&](size_t b) { values(in.data() + b * words); },
-      [&](size_t b) {
+      [&](size_t b, Value* row) { values(in.data() + b * words, row); },
+      [&](size_t b, Value* row) {
         live_out(Block(static_cast<uint32_t>(b)));
-        values(out.data());
+        values(out.data(), row);
       },
       [&](size_t b) {
         live_out(Block(static_cast<uint32_t>(b)));
@@ -248,8 +248,8 @@ void LiveSets::Fixpoint(size_t nb, const Visit& visit) {
 // is ascending value order, since indexes were given in value order): in_size(b)
 // and out_size(b) say how many values are live into and out of block b (the
 // rows are reserved exactly; out_size is not asked of a block whose edges all
-// go to one successor), in_row(b) and out_row(b) append them to the scratch
-// row, in_is_out(b) compares the two sets of a block (asked only when their
+// go to one successor), in_row(b, row) and out_row(b, row) write them to the
+// row's reserved place, in_is_out(b) compares the two sets of a block (asked only when their
 // sizes are equal). A set equal to another is stored once: a live-out set is
 // the union of the successors' live-in sets, so it equals any of them that has
 // its size.
@@ -287,13 +287,12 @@ void LiveSets::Flatten(size_t nb, const InSize& in_size, const OutSize& out_size
   uint32_t row = 0;
   for (size_t n = 0; n < 2 * nb; ++n) {
     if (alias[n] >= 0) continue;
-    s_.row.clear();
+    Value* dst = rows_.AppendRowOfSize(size[n]);
     if (n % 2 == 0) {
-      in_row(n / 2);
+      in_row(n / 2, dst);
     } else {
-      out_row(n / 2);
+      out_row(n / 2, dst);
     }
-    rows_.AppendRow(s_.row);
     row_of_[n] = row++;
   }
   for (size_t n = 0; n < 2 * nb; ++n) {

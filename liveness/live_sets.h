@@ -109,7 +109,6 @@ class LiveSets {
     std::vector<uint32_t> u, d, out, merged, next_in;
     std::vector<uint8_t> queued;
     std::vector<Block> work;
-    std::vector<Value> row;
     std::vector<int32_t> alias;  // Flatten, per set: an equal set, or -1 (stored)
     std::vector<uint32_t> size;  // Flatten, per set: its size
     std::vector<uint8_t> state;  // ResolveAliases: 0 new, 1 on the current chain, 2 resolved
