@@ -93,6 +93,8 @@ class Allocator {
     const int nr = t.num_regs();
     free_until_.assign(nr, 0);
     next_use_.assign(nr, 0);
+    blocked_at_.assign(nr, 0);
+    blocked_for_ = kNever;
     preserved_.assign(nr, 0);
     destroyed_.assign(nr, 0);
     held_.assign(nr, 0);
@@ -434,6 +436,12 @@ class Allocator {
   std::vector<uint32_t> active_, inactive_;
   UnhandledQueue unhandled_;
   std::vector<uint32_t> free_until_, next_use_;
+  // Per register, NextBlockedFor of the piece TryAllocateFreeReg last tried
+  // (`blocked_for_`, at `blocked_pos_`): AllocateBlockedReg, which follows a
+  // failed try for the same piece and position, reads them instead of asking
+  // again.
+  std::vector<uint32_t> blocked_at_;
+  uint32_t blocked_for_ = kNever, blocked_pos_ = 0;
   // Per register: all its units preserved by calls; none of them preserved.
   std::vector<uint8_t> preserved_, destroyed_;
   // SelectFree's scratch: candidates, the ones a rule keeps, the preference
@@ -480,7 +488,9 @@ bool Allocator::TryAllocateFreeReg(uint32_t id, uint32_t pos, std::optional<PReg
   const LsraChild c = (*ch_)[id];  // a copy: splitting grows ch_
   RegClass cls = *t_->ClassFor(f_->value_type(c.value));
   const std::vector<PReg>& order = orders_[cls.index()];
-  for (PReg r : order) free_until_[r.index()] = NextBlockedFor(c, r, pos);
+  for (PReg r : order) free_until_[r.index()] = blocked_at_[r.index()] = NextBlockedFor(c, r, pos);
+  blocked_for_ = id;
+  blocked_pos_ = pos;
   for (uint32_t a : active_) {
     for (PReg r : t_->AliasList((*ch_)[a].loc.reg())) free_until_[r.index()] = 0;
   }
@@ -581,7 +591,12 @@ absl::Status Allocator::AllocateBlockedReg(uint32_t id, uint32_t pos, std::optio
   uint32_t gap = GapAtOrBefore(pos);
   // A fixed use, def or clobber of a register counts as its next use: nothing can
   // be moved out of the way of those.
-  for (PReg r : order) next_use_[r.index()] = NextBlockedFor(c, r, pos);
+  if (blocked_for_ == id && blocked_pos_ == pos) {
+    for (PReg r : order) next_use_[r.index()] = blocked_at_[r.index()];
+    blocked_for_ = kNever;  // read once
+  } else {
+    for (PReg r : order) next_use_[r.index()] = NextBlockedFor(c, r, pos);
+  }
   for (uint32_t a : active_) {
     uint32_t u = NextRegUse((*ch_)[a], gap);
     for (PReg r : t_->AliasList((*ch_)[a].loc.reg())) next_use_[r.index()] = std::min(next_use_[r.index()], u);
