@@ -230,12 +230,29 @@ class Allocator {
   }
   mutable std::vector<size_t> cursor_;
   mutable std::vector<uint32_t> cursor_pos_;
+  // The range at each register's cursor (kNever past the last; `to` 0 until
+  // the cursor is first moved): what NextBlocked reads while it stays there.
+  mutable std::vector<LsraRange> cursor_range_;
+  // NextBlockedFor of a piece without fixed references of its own: the first
+  // position at or after `p` where `r` is blocked. Most queries are answered
+  // from the range at the cursor without reading the register's list.
+  uint32_t NextBlocked(PReg r, uint32_t p) const {
+    const LsraRange& at = cursor_range_[r.index()];
+    if (p >= cursor_pos_[r.index()] && p < at.to) return std::max(at.from, p);
+    absl::Span<const LsraRange> bs = b_->Blocked(r);
+    const bool forward = p >= cursor_pos_[r.index()];
+    const size_t i = BlockedAfter(r, p);
+    const LsraRange next = i < bs.size() ? bs[i] : LsraRange{kNever, kNever};
+    if (forward) cursor_range_[r.index()] = next;  // BlockedAfter moved the cursor to i
+    return std::max(next.from, p);
+  }
   std::vector<uint8_t> has_fixed_;  // by value: it has a fixed reference (OwnBlockEnd searches only those)
 
   // The next position at or after `p` where `r` is blocked for piece `c` (p
   // itself when blocked there): the blocks its own fixed references put on `r`
   // (its def written there, its use read from there) keep others out, not it.
   uint32_t NextBlockedFor(const LsraChild& c, PReg r, uint32_t p) const {
+    if (!has_fixed_[c.value.index()]) return NextBlocked(r, p);
     absl::Span<const LsraRange> bs = b_->Blocked(r);
     for (auto it = bs.begin() + BlockedAfter(r, p); it != bs.end(); ++it) {
       uint32_t at = std::max(it->from, p);
@@ -970,6 +987,7 @@ absl::Status Allocator::Run(LsraAllocStats& stats) {
   prev_piece_.clear();
   cursor_.assign(t_->num_regs(), 0);
   cursor_pos_.assign(t_->num_regs(), 0);
+  cursor_range_.assign(t_->num_regs(), LsraRange{0, 0});
   first_piece_.assign(b_->num_values(), kNever);
   finger_.assign(b_->num_values(), kNever);
   next_block_ = 0;
