@@ -77,7 +77,7 @@ absl::Status Sequentialize(absl::Span<const CopyMove> moves, const Target& targe
   // cover each register unit and stack slot, not from a walk over the other
   // moves, which made the emission loop cubic in the copy's size.
   const bool counted = pending.size() > 8;
-  std::array<int, UnitSet::kCapacity> unit_readers{};
+  std::array<int, UnitSet::kCapacity> unit_readers;  // zeroed by recount, only when counted (1 KB)
   absl::InlinedVector<std::pair<uint32_t, int>, 8> slot_readers;
   auto count_reader = [&](Location src, int delta) {
     if (src.IsReg()) {
