@@ -61,8 +61,9 @@ class ColorWalk {
             Colorer::Buffers& b)
       : t_(t), f_(f), vregs_(vregs), sets_(sets), locs_(locs), b_(b), model_(b.model.For(t)), owner_(b.owner),
         cur_(b.cur), pos_(b.pos), in_regs_(b.in_regs), frozen_(b.frozen), avoid_(b.avoid),
-        avoid_sets_(b.avoid_sets), hint_(b.hint), vreg_reg_(b.vreg_reg), dies_(b.dies), dies_begin_(b.dies_begin), dies_count_(b.dies_count),
-        dies_uses_(b.dies_uses), param_dead_(b.param_dead), live_(b.live) {}
+        avoid_sets_(b.avoid_sets), hint_(b.hint), vreg_reg_(b.vreg_reg), dies_(b.dies),
+        dies_begin_(b.dies_begin), dies_count_(b.dies_count), dies_uses_(b.dies_uses),
+        param_dead_(b.param_dead), live_(b.live) {}
   absl::StatusOr<ColorStats> Run();
 
  private:

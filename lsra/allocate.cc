@@ -88,7 +88,6 @@ class Allocator {
     f_ = &f;
     b_ = &b;
     options_ = &options;
-    ch_ = &children_;
     slots_ = &slots;
     const int nr = t.num_regs();
     free_until_.assign(nr, 0);
@@ -128,11 +127,11 @@ class Allocator {
   // Every value's pieces in position order (its chain of splits), row by value.
   void CollectPieces(CompressedRows<LsraChild>& out) const {
     out.Clear();
-    out.Reserve(b_->num_values(), ch_->size());
+    out.Reserve(b_->num_values(), children_.size());
     std::vector<LsraChild>& row = row_;
     for (int v = 0; v < b_->num_values(); ++v) {
       row.clear();
-      for (uint32_t c = first_piece_[v]; c != kNever; c = next_piece_[c]) row.push_back((*ch_)[c]);
+      for (uint32_t c = first_piece_[v]; c != kNever; c = next_piece_[c]) row.push_back(children_[c]);
       out.AppendRow(row);
     }
   }
@@ -140,7 +139,7 @@ class Allocator {
  private:
   absl::Span<const LsraRange> RangesOf(const LsraChild& c) const { return b_->Ranges(c.value); }
   // Puts piece `id` in its value's stack slot.
-  void ToStack(uint32_t id) { (*ch_)[id].loc = Location::Stack(SlotFor(*slots_, *f_, (*ch_)[id].value)); }
+  void ToStack(uint32_t id) { children_[id].loc = Location::Stack(SlotFor(*slots_, *f_, children_[id].value)); }
   // The value's ranges from the first one ending after `p` (binary search).
   absl::Span<const LsraRange> RangesFrom(Value v, uint32_t p) const {
     absl::Span<const LsraRange> rs = b_->Ranges(v);
@@ -166,10 +165,10 @@ class Allocator {
   // position where that next changes.
   enum class Event : uint8_t { kEnded, kActive, kInactive };
   Event Classify(uint32_t id, uint32_t pos) {
-    const LsraChild& c = (*ch_)[id];
+    const LsraChild& c = children_[id];
     absl::Span<const LsraRange> rs = RangesFrom(c.value, pos);
     if (rs.empty() || rs.front().from >= c.to || pos >= c.to) return Event::kEnded;
-    if (event_.size() < ch_->size()) event_.resize(ch_->size());
+    if (event_.size() < children_.size()) event_.resize(children_.size());
     if (rs.front().from <= pos) {
       event_[id] = std::min(rs.front().to, c.to);
       return Event::kActive;
@@ -286,32 +285,32 @@ class Allocator {
 
   // Splits piece `id` at `pos` (from < pos < to); the new piece is returned.
   uint32_t Split(uint32_t id, uint32_t pos) {
-    LsraChild tail = (*ch_)[id];
+    LsraChild tail = children_[id];
     tail.from = pos;
     tail.loc = Location();
-    (*ch_)[id].to = pos;
-    ch_->push_back(tail);
-    hint_.push_back((*ch_)[id].loc.IsReg() ? (*ch_)[id].loc.reg() : hint_[id]);
-    uint32_t added = static_cast<uint32_t>(ch_->size() - 1);
+    children_[id].to = pos;
+    children_.push_back(tail);
+    hint_.push_back(children_[id].loc.IsReg() ? children_[id].loc.reg() : hint_[id]);
+    uint32_t added = static_cast<uint32_t>(children_.size() - 1);
     next_piece_.push_back(next_piece_[id]);
     prev_piece_.push_back(id);
     if (next_piece_[id] != kNever) prev_piece_[next_piece_[id]] = added;
     next_piece_[id] = added;
     ++splits_;
-    return static_cast<uint32_t>(ch_->size() - 1);
+    return static_cast<uint32_t>(children_.size() - 1);
   }
-  void Push(uint32_t id) { unhandled_.Push({Start((*ch_)[id]), id}); }
+  void Push(uint32_t id) { unhandled_.Push({Start(children_[id]), id}); }
   // Puts piece `id` on the stack from `pos` up to its next register use, which
   // (with the rest) goes back to the unhandled list.
   // The reload goes after `reload_after` too (the scan's current gap).
   void SpillFrom(uint32_t id, uint32_t pos, uint32_t reload_after) {
     uint32_t tail = id;
-    if (pos > (*ch_)[id].from) tail = Split(id, pos);
-    uint32_t use = NextRegUse((*ch_)[tail], pos);
+    if (pos > children_[id].from) tail = Split(id, pos);
+    uint32_t use = NextRegUse(children_[tail], pos);
     if (use != kNever) {
       uint32_t after = std::max(pos, reload_after);
       uint32_t gap = BestReloadGap(after, GapAtOrBefore(use));
-      if (gap > (*ch_)[tail].from && gap > after) {
+      if (gap > children_[tail].from && gap > after) {
         uint32_t rest = Split(tail, gap);
         Push(rest);
       } else {
@@ -354,7 +353,7 @@ class Allocator {
   // loop is on the stack for the whole loop (nothing to reload on its back
   // edge) rather than from the middle of it.
   uint32_t BestSpillGap(uint32_t id, uint32_t gap) const {
-    const LsraChild& c = (*ch_)[id];
+    const LsraChild& c = children_[id];
     absl::Span<const RefPosition> refs = b_->Refs(c.value);
     auto it = std::lower_bound(refs.begin(), refs.end(), gap, [](const RefPosition& r, uint32_t q) { return r.pos < q; });
     uint32_t last = it == refs.begin() ? c.from : std::max(c.from, std::prev(it)->pos);
@@ -434,7 +433,7 @@ class Allocator {
   std::optional<PReg> PreferredRegister(uint32_t id, uint32_t pos) const;
   int preferred_ = 0;
   absl::Status TooMany(uint32_t id, uint32_t pos) const {
-    return absl::InternalError(absl::StrCat("function %", f_->name(), ": ", f_->ValueName((*ch_)[id].value),
+    return absl::InternalError(absl::StrCat("function %", f_->name(), ": ", f_->ValueName(children_[id].value),
                                             " finds no register at position ", pos,
                                             ": its instruction needs more registers at once than the class has"));
   }
@@ -445,7 +444,6 @@ class Allocator {
   const LsraOptions* options_ = nullptr;
   std::vector<std::vector<PReg>> orders_;
   std::vector<LsraChild> children_;  // the scan's pieces, in the order it made them
-  std::vector<LsraChild>* ch_ = &children_;
   std::vector<StackSlot>* slots_ = nullptr;
   std::vector<PReg> hint_;
   std::vector<uint32_t> evict_;           // AllocateBlockedReg's scratch
@@ -477,9 +475,9 @@ class Allocator {
   uint32_t PieceAt(Value v, uint32_t p) const {
     uint32_t c = finger_[v.index()];
     if (c == kNever) c = first_piece_[v.index()];
-    while (c != kNever && (*ch_)[c].from > p) c = prev_piece_[c];
-    while (c != kNever && (*ch_)[c].to <= p) c = next_piece_[c];
-    if (c == kNever || (*ch_)[c].from > p) return kNever;
+    while (c != kNever && children_[c].from > p) c = prev_piece_[c];
+    while (c != kNever && children_[c].to <= p) c = next_piece_[c];
+    if (c == kNever || children_[c].from > p) return kNever;
     finger_[v.index()] = c;
     return c;
   }
@@ -487,34 +485,34 @@ class Allocator {
 };
 
 std::optional<PReg> Allocator::ReuseRegister(uint32_t id, uint32_t pos) const {
-  for (const RefPosition& r : RefsAt((*ch_)[id].value, pos)) {
+  for (const RefPosition& r : RefsAt(children_[id].value, pos)) {
     if (r.kind != RefKind::kDef || r.need != RefNeed::kReuse) continue;
     const Operand* src = f_->UseOperand(r.inst, r.reuse_of);
     if (src == nullptr) return std::nullopt;
     uint32_t early = b_->Pos(r.inst, kLsraEarly);
     uint32_t c = PieceAt(src->value(), early);
-    if (c != kNever && (*ch_)[c].loc.IsReg()) {
-      std::optional<RegClass> cls = t_->ClassFor(f_->value_type((*ch_)[id].value));
-      return t_->View((*ch_)[c].loc.reg(), *cls);
+    if (c != kNever && children_[c].loc.IsReg()) {
+      std::optional<RegClass> cls = t_->ClassFor(f_->value_type(children_[id].value));
+      return t_->View(children_[c].loc.reg(), *cls);
     }
   }
   return std::nullopt;
 }
 
 bool Allocator::TryAllocateFreeReg(uint32_t id, uint32_t pos, std::optional<PReg> forced) {
-  const LsraChild c = (*ch_)[id];  // a copy: splitting grows ch_
+  const LsraChild c = children_[id];  // a copy: splitting grows children_
   RegClass cls = *t_->ClassFor(f_->value_type(c.value));
   const std::vector<PReg>& order = orders_[cls.index()];
   for (PReg r : order) free_until_[r.index()] = blocked_at_[r.index()] = NextBlockedFor(c, r, pos);
   blocked_for_ = id;
   blocked_pos_ = pos;
   for (uint32_t a : active_) {
-    for (PReg r : t_->AliasList((*ch_)[a].loc.reg())) free_until_[r.index()] = 0;
+    for (PReg r : t_->AliasList(children_[a].loc.reg())) free_until_[r.index()] = 0;
   }
   for (uint32_t a : inactive_) {
-    uint32_t x = NextIntersection((*ch_)[a], c, pos);
+    uint32_t x = NextIntersection(children_[a], c, pos);
     if (x == kNever) continue;
-    for (PReg r : t_->AliasList((*ch_)[a].loc.reg())) free_until_[r.index()] = std::min(free_until_[r.index()], x);
+    for (PReg r : t_->AliasList(children_[a].loc.reg())) free_until_[r.index()] = std::min(free_until_[r.index()], x);
   }
   uint32_t end = End(c);
   PReg best;
@@ -542,12 +540,12 @@ bool Allocator::TryAllocateFreeReg(uint32_t id, uint32_t pos, std::optional<PReg
     if (gap <= pos || gap <= c.from) return false;
     Push(Split(id, gap));
   }
-  (*ch_)[id].loc = Location::Reg(best);
+  children_[id].loc = Location::Reg(best);
   return true;
 }
 
 PReg Allocator::SelectFree(uint32_t id, uint32_t pos, const std::vector<PReg>& order) {
-  const LsraChild& c = (*ch_)[id];
+  const LsraChild& c = children_[id];
   cand_.clear();
   for (PReg r : order) {
     if (free_until_[r.index()] > pos) cand_.push_back(r);
@@ -555,7 +553,7 @@ PReg Allocator::SelectFree(uint32_t id, uint32_t pos, const std::vector<PReg>& o
   if (cand_.size() <= 1) return cand_.empty() ? PReg() : cand_.front();
   ++stamp_;
   for (uint32_t a : inactive_) {
-    for (PReg r : t_->AliasList((*ch_)[a].loc.reg())) held_[r.index()] = stamp_;
+    for (PReg r : t_->AliasList(children_[a].loc.reg())) held_[r.index()] = stamp_;
   }
   // As in RyuJIT, a piece that lives across a call prefers only registers the
   // call preserves.
@@ -602,7 +600,7 @@ PReg Allocator::SelectFree(uint32_t id, uint32_t pos, const std::vector<PReg>& o
 }
 
 absl::Status Allocator::AllocateBlockedReg(uint32_t id, uint32_t pos, std::optional<PReg> forced) {
-  const LsraChild c = (*ch_)[id];  // a copy: splitting grows ch_
+  const LsraChild c = children_[id];  // a copy: splitting grows children_
   RegClass cls = *t_->ClassFor(f_->value_type(c.value));
   const std::vector<PReg>& order = orders_[cls.index()];
   uint32_t gap = GapAtOrBefore(pos);
@@ -615,13 +613,13 @@ absl::Status Allocator::AllocateBlockedReg(uint32_t id, uint32_t pos, std::optio
     for (PReg r : order) next_use_[r.index()] = NextBlockedFor(c, r, pos);
   }
   for (uint32_t a : active_) {
-    uint32_t u = NextRegUse((*ch_)[a], gap);
-    for (PReg r : t_->AliasList((*ch_)[a].loc.reg())) next_use_[r.index()] = std::min(next_use_[r.index()], u);
+    uint32_t u = NextRegUse(children_[a], gap);
+    for (PReg r : t_->AliasList(children_[a].loc.reg())) next_use_[r.index()] = std::min(next_use_[r.index()], u);
   }
   for (uint32_t a : inactive_) {
-    if (NextIntersection((*ch_)[a], c, pos) == kNever) continue;
-    uint32_t u = NextRegUse((*ch_)[a], gap);
-    for (PReg r : t_->AliasList((*ch_)[a].loc.reg())) next_use_[r.index()] = std::min(next_use_[r.index()], u);
+    if (NextIntersection(children_[a], c, pos) == kNever) continue;
+    uint32_t u = NextRegUse(children_[a], gap);
+    for (PReg r : t_->AliasList(children_[a].loc.reg())) next_use_[r.index()] = std::min(next_use_[r.index()], u);
   }
   PReg best;
   uint32_t first = NextRegUse(c, pos);
@@ -667,27 +665,27 @@ absl::Status Allocator::AllocateBlockedReg(uint32_t id, uint32_t pos, std::optio
   std::vector<uint32_t>& evict = evict_;
   evict.clear();
   for (uint32_t a : active_) {
-    if (aliases.Contains((*ch_)[a].loc.reg())) evict.push_back(a);
+    if (aliases.Contains(children_[a].loc.reg())) evict.push_back(a);
   }
   for (uint32_t a : inactive_) {
-    if (aliases.Contains((*ch_)[a].loc.reg()) && NextIntersection((*ch_)[a], c, pos) != kNever) evict.push_back(a);
+    if (aliases.Contains(children_[a].loc.reg()) && NextIntersection(children_[a], c, pos) != kNever) evict.push_back(a);
   }
   for (uint32_t a : evict) {
     active_.erase(std::remove(active_.begin(), active_.end(), a), active_.end());
     inactive_.erase(std::remove(inactive_.begin(), inactive_.end(), a), inactive_.end());
-    uint32_t at = std::max(gap, (*ch_)[a].from);
+    uint32_t at = std::max(gap, children_[a].from);
     if (options_->spill_before_loops) {
       // Leave earlier only when the reload can still come after the gap: pieces
       // going back to the unhandled list must not start before this one.
-      uint32_t use = NextRegUse((*ch_)[a], gap);
-      if (use == kNever || GapAtOrBefore(use) > gap) at = std::max(BestSpillGap(a, gap), (*ch_)[a].from);
+      uint32_t use = NextRegUse(children_[a], gap);
+      if (use == kNever || GapAtOrBefore(use) > gap) at = std::max(BestSpillGap(a, gap), children_[a].from);
     }
-    if (at > (*ch_)[a].from && at < (*ch_)[a].to) {
+    if (at > children_[a].from && at < children_[a].to) {
       // The head keeps its register up to `at`, before this piece starts.
       SpillFrom(Split(a, at), at, gap);
     } else {
-      (*ch_)[a].loc = Location();
-      SpillFrom(a, (*ch_)[a].from, gap);
+      children_[a].loc = Location();
+      SpillFrom(a, children_[a].from, gap);
     }
   }
   uint32_t blocked = NextBlockedFor(c, best, pos);
@@ -697,12 +695,12 @@ absl::Status Allocator::AllocateBlockedReg(uint32_t id, uint32_t pos, std::optio
     if (g <= pos || g <= c.from) return TooMany(id, pos);
     Push(Split(id, g));
   }
-  (*ch_)[id].loc = Location::Reg(best);
+  children_[id].loc = Location::Reg(best);
   return absl::OkStatus();
 }
 
 std::optional<PReg> Allocator::PreferredRegister(uint32_t id, uint32_t pos) const {
-  for (const RefPosition& r : RefsAt((*ch_)[id].value, pos)) {
+  for (const RefPosition& r : RefsAt(children_[id].value, pos)) {
     if (r.kind != RefKind::kDef || !r.inst.IsValid() || r.need != RefNeed::kRegister) continue;
     uint32_t early = b_->Pos(r.inst, kLsraEarly);
     for (const Operand& op : f_->operands(r.inst)) {
@@ -710,9 +708,9 @@ std::optional<PReg> Allocator::PreferredRegister(uint32_t id, uint32_t pos) cons
       // A source whose piece at the instruction ends there, in a register.
       uint32_t c = PieceAt(op.value(), early);
       if (c == kNever) continue;
-      const LsraChild& s = (*ch_)[c];
+      const LsraChild& s = children_[c];
       if (s.loc.IsReg() && End(s) <= early + 1) {
-        std::optional<RegClass> cls = t_->ClassFor(f_->value_type((*ch_)[id].value));
+        std::optional<RegClass> cls = t_->ClassFor(f_->value_type(children_[id].value));
         std::optional<PReg> view = t_->View(s.loc.reg(), *cls);
         if (view.has_value()) return view;
       }
@@ -769,7 +767,7 @@ void Allocator::IndexInPlaceUses() {
 }
 
 bool Allocator::TryOverlap(uint32_t id, uint32_t pos) {
-  const LsraChild& c = (*ch_)[id];
+  const LsraChild& c = children_[id];
   if (c.from != pos || first_piece_[c.value.index()] != id) return false;
   Inst copy;
   for (const RefPosition& r : RefsAt(c.value, pos)) {
@@ -783,22 +781,22 @@ bool Allocator::TryOverlap(uint32_t id, uint32_t pos) {
   uint32_t early = b_->Pos(copy, kLsraEarly);
   uint32_t s = src == nullptr ? kNever : PieceAt(src->value(), early);
   // A source dying at the copy is register preference's case.
-  if (s == kNever || !(*ch_)[s].loc.IsReg() || End((*ch_)[s]) <= early + 1) return false;
-  PReg r = (*ch_)[s].loc.reg();
+  if (s == kNever || !children_[s].loc.IsReg() || End(children_[s]) <= early + 1) return false;
+  PReg r = children_[s].loc.reg();
   const std::vector<PReg>& order = orders_[t_->ClassFor(f_->value_type(c.value))->index()];
   if (std::find(order.begin(), order.end(), r) == order.end()) return false;
   uint32_t end = End(c);
   if (NextBlockedFor(c, r, pos) < end) return false;
   for (uint32_t a : active_) {
-    if (a != s && t_->RegsAlias((*ch_)[a].loc.reg(), r)) return false;
+    if (a != s && t_->RegsAlias(children_[a].loc.reg(), r)) return false;
   }
   for (uint32_t a : inactive_) {
-    if (t_->RegsAlias((*ch_)[a].loc.reg(), r) && NextIntersection((*ch_)[a], c, pos) != kNever) return false;
+    if (t_->RegsAlias(children_[a].loc.reg(), r) && NextIntersection(children_[a], c, pos) != kNever) return false;
   }
   // They share the register until either ends, across blocks too: an edge
   // that brings both into it moves only the copy, whose location holds the
   // source as well (lsra_resolve).
-  uint32_t shared_end = std::min(end, End((*ch_)[s]));
+  uint32_t shared_end = std::min(end, End(children_[s]));
   // A two-address def overwriting one of them must come where the other is
   // dead (not merely later in the order: in another branch, the other may
   // still be live in the register).
@@ -806,7 +804,7 @@ bool Allocator::TryOverlap(uint32_t id, uint32_t pos) {
       WrittenInPlaceWhileLive(src->value(), c.value, pos, shared_end)) {
     return false;
   }
-  (*ch_)[id].loc = Location::Reg(r);
+  children_[id].loc = Location::Reg(r);
   ++overlapped_;
   return true;
 }
@@ -851,25 +849,25 @@ void Allocator::SecondChance(LsraAllocStats& stats) {
   };
   const std::vector<uint32_t>& prev = prev_piece_;
   std::vector<uint32_t> candidates;
-  for (uint32_t id = 0; id < ch_->size(); ++id) {
-    if ((*ch_)[id].loc.IsReg()) {
-      ranges_of((*ch_)[id], [&](uint32_t from, uint32_t to) { occupy((*ch_)[id].loc.reg(), from, to); });
-    } else if ((*ch_)[id].loc.IsStack() && Start((*ch_)[id]) < (*ch_)[id].to) {
+  for (uint32_t id = 0; id < children_.size(); ++id) {
+    if (children_[id].loc.IsReg()) {
+      ranges_of(children_[id], [&](uint32_t from, uint32_t to) { occupy(children_[id].loc.reg(), from, to); });
+    } else if (children_[id].loc.IsStack() && Start(children_[id]) < children_[id].to) {
       candidates.push_back(id);
     }
   }
-  std::sort(candidates.begin(), candidates.end(), [&](uint32_t a, uint32_t b) { return (*ch_)[a].from < (*ch_)[b].from; });
+  std::sort(candidates.begin(), candidates.end(), [&](uint32_t a, uint32_t b) { return children_[a].from < children_[b].from; });
   while (!candidates.empty()) {
     ++stats.rounds;
     std::vector<uint32_t> left;
     for (uint32_t id : candidates) {
-      const LsraChild& c = (*ch_)[id];
+      const LsraChild& c = children_[id];
       const std::vector<PReg>& order = orders_[t_->ClassFor(f_->value_type(c.value))->index()];
       PReg take;
       // A neighbouring piece's register first: no move joins them.
       for (uint32_t n : {prev[id], next_piece_[id]}) {
-        if (take.IsValid() || n == kNever || !(*ch_)[n].loc.IsReg()) continue;
-        PReg r = (*ch_)[n].loc.reg();
+        if (take.IsValid() || n == kNever || !children_[n].loc.IsReg()) continue;
+        PReg r = children_[n].loc.reg();
         if (std::find(order.begin(), order.end(), r) != order.end() && is_free(r, c)) take = r;
       }
       for (size_t k = 0; !take.IsValid() && k < order.size(); ++k) {
@@ -879,7 +877,7 @@ void Allocator::SecondChance(LsraAllocStats& stats) {
         left.push_back(id);
         continue;
       }
-      (*ch_)[id].loc = Location::Reg(take);
+      children_[id].loc = Location::Reg(take);
       ranges_of(c, [&](uint32_t from, uint32_t to) { occupy(take, from, to); });
       ++stats.recovered;
     }
@@ -897,7 +895,7 @@ void Allocator::RecordSeedEnd(Block s) {
   size_t from = seed_end_.size();
   for (const std::vector<uint32_t>* list : {&active_, &inactive_}) {
     for (uint32_t a : *list) {
-      const LsraChild& c = (*ch_)[a];
+      const LsraChild& c = children_[a];
       if (c.loc.IsReg() && c.from <= end && end < c.to) seed_end_.push_back({c.value, c.loc.reg()});
     }
   }
@@ -924,14 +922,14 @@ bool Allocator::SeedBlock(Block b) {
     if (!std::binary_search(in.begin(), in.end(), v)) continue;
     uint32_t c = PieceAt(v, p);
     if (c == kNever) continue;
-    if ((*ch_)[c].loc.IsNone()) {
-      if ((*ch_)[c].from == p) hint_[c] = r;  // a piece starting here, not allocated yet
+    if (children_[c].loc.IsNone()) {
+      if (children_[c].from == p) hint_[c] = r;  // a piece starting here, not allocated yet
       continue;
     }
     // Only a register-to-register move is saved: from a register to the stack
     // costs nothing (the slot was written at the definition), and a piece on the
     // stack here has no use before its next piece.
-    if (!(*ch_)[c].loc.IsReg() || (*ch_)[c].loc == Location::Reg(r) || (*ch_)[c].from == p) continue;
+    if (!children_[c].loc.IsReg() || children_[c].loc == Location::Reg(r) || children_[c].from == p) continue;
     reseed_.push_back({c, r});
     value_stamp_[v.index()] = seed_stamp_;
   }
@@ -940,14 +938,14 @@ bool Allocator::SeedBlock(Block b) {
   // the value's current range: a piece of another value that resumes in it
   // there would split the new piece again.
   auto free_over_range = [&](const Reseed& m) {
-    const LsraChild& c = (*ch_)[m.piece];
+    const LsraChild& c = children_[m.piece];
     absl::Span<const LsraRange> rs = RangesFrom(c.value, p);
     uint32_t limit = rs.empty() ? p + 1 : std::min(rs.front().to, c.to);
     if (NextBlockedFor(c, m.reg, p) < limit) return false;
     const RegSet& aliases = t_->Aliases(m.reg);
     auto clear = [&](uint32_t a) {
-      return value_stamp_[(*ch_)[a].value.index()] == seed_stamp_ || !aliases.Contains((*ch_)[a].loc.reg()) ||
-             NextIntersection((*ch_)[a], c, p) >= limit;
+      return value_stamp_[children_[a].value.index()] == seed_stamp_ || !aliases.Contains(children_[a].loc.reg()) ||
+             NextIntersection(children_[a], c, p) >= limit;
     };
     return std::all_of(active_.begin(), active_.end(), clear) && std::all_of(inactive_.begin(), inactive_.end(), clear);
   };
@@ -981,7 +979,7 @@ absl::Status Allocator::AllocateOne(uint32_t id, uint32_t pos) {
 
 absl::Status Allocator::Run(LsraAllocStats& stats) {
   unhandled_.Clear();
-  ch_->clear();
+  children_.clear();
   hint_.clear();
   next_piece_.clear();
   prev_piece_.clear();
@@ -1014,9 +1012,9 @@ absl::Status Allocator::Run(LsraAllocStats& stats) {
   for (int v = 0; v < b_->num_values(); ++v) {
     if (!b_->HasInterval(Value(v))) continue;
     absl::Span<const LsraRange> rs = b_->Ranges(Value(v));
-    ch_->push_back(LsraChild{Value(v), rs.front().from, rs.back().to, Location()});
+    children_.push_back(LsraChild{Value(v), rs.front().from, rs.back().to, Location()});
     hint_.push_back(b_->interval(Value(v)).hint);
-    uint32_t id = static_cast<uint32_t>(ch_->size() - 1);
+    uint32_t id = static_cast<uint32_t>(children_.size() - 1);
     first_piece_[v] = id;
     next_piece_.push_back(kNever);
     prev_piece_.push_back(kNever);
@@ -1025,7 +1023,7 @@ absl::Status Allocator::Run(LsraAllocStats& stats) {
     // reuse or fixed register) applies at the piece's start. Nothing is live just
     // before a definition, so no move joins the two.
     for (const RefPosition& r : b_->Refs(Value(v))) {
-      if (r.kind == RefKind::kDef && r.pos > (*ch_)[id].from && r.pos < (*ch_)[id].to) {
+      if (r.kind == RefKind::kDef && r.pos > children_[id].from && r.pos < children_[id].to) {
         Push(Split(id, r.pos));
         --splits_;
       }
@@ -1035,11 +1033,11 @@ absl::Status Allocator::Run(LsraAllocStats& stats) {
       // position order are split from the last one cut).
       uint32_t last = id;
       const std::vector<Block>& order = b_->order();
-      auto it = std::upper_bound(order.begin(), order.end(), (*ch_)[id].from,
+      auto it = std::upper_bound(order.begin(), order.end(), children_[id].from,
                                  [&](uint32_t p, Block blk) { return p < b_->BlockFrom(blk); });
-      for (; it != order.end() && b_->BlockFrom(*it) < (*ch_)[last].to; ++it) {
+      for (; it != order.end() && b_->BlockFrom(*it) < children_[last].to; ++it) {
         uint32_t from = b_->BlockFrom(*it);
-        if (from > (*ch_)[last].from && b_->Covers(Value(v), from)) {
+        if (from > children_[last].from && b_->Covers(Value(v), from)) {
           uint32_t piece = Split(last, from);
           Push(last);
           last = piece;
@@ -1053,7 +1051,7 @@ absl::Status Allocator::Run(LsraAllocStats& stats) {
   unhandled_.Seal();
   while (!unhandled_.empty()) {
     auto [pos, id] = unhandled_.Pop();
-    if (!(*ch_)[id].loc.IsNone() || Start((*ch_)[id]) != pos) continue;  // stale entry
+    if (!children_[id].loc.IsNone() || Start(children_[id]) != pos) continue;  // stale entry
     if (options_->seed_blocks) {
       // Block starts passed since the last piece: seed them first, and take
       // this piece again after what seeding added there.
@@ -1096,7 +1094,7 @@ absl::Status Allocator::Run(LsraAllocStats& stats) {
     inactive_.swap(still_);
     absl::Status s = AllocateOne(id, pos);
     if (!s.ok()) return s;
-    if ((*ch_)[id].loc.IsReg()) {
+    if (children_[id].loc.IsReg()) {
       Classify(id, pos);
       active_.push_back(id);
     }
@@ -1106,8 +1104,8 @@ absl::Status Allocator::Run(LsraAllocStats& stats) {
   stats.preferred = preferred_;
   stats.overlapped = overlapped_;
   stats.seeded = seeded_;
-  stats.children = static_cast<int>(ch_->size());
-  for (const LsraChild& c : *ch_) {
+  stats.children = static_cast<int>(children_.size());
+  for (const LsraChild& c : children_) {
     stats.spilled += c.loc.IsStack();
     stats.registers += c.loc.IsReg();
   }
