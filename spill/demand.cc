@@ -16,6 +16,16 @@ DemandModel::DemandModel(const Target& target) : target_(target) {
   }
   early_.resize(target.num_classes());
   late_.resize(target.num_classes());
+  for (int bank = 0; bank < target.num_banks(); ++bank) {
+    SharedBank b;
+    for (int c = 0; c < target.num_classes(); ++c) {
+      if (banks_[c] != bank) continue;
+      b.classes.push_back(c);
+      b.max_weight = std::max(b.max_weight, weights_[c]);
+      b.capacity = std::max(b.capacity, weights_[c] * full_capacity_[c]);
+    }
+    if (b.classes.size() > 1) shared_banks_.push_back(std::move(b));
+  }
 }
 
 int DemandModel::CapacityOutside(int cls, const RegSet& pinned) const {
@@ -121,6 +131,21 @@ std::optional<Overflow> DemandModel::Check(const std::vector<int>& through, cons
     if (classes > 1 && sum > cap) return Overflow{-1, bank};
   }
   return std::nullopt;
+}
+
+bool DemandModel::SurelyFits(const std::vector<int>& through, int operands) const {
+  const int n = num_classes();
+  for (int c = 0; c < n; ++c) {
+    if (through[c] + operands > full_capacity_[c]) return false;
+  }
+  // A bank's sum of weight * need is at most its heaviest class's weight
+  // times all the operands.
+  for (const SharedBank& b : shared_banks_) {
+    int sum = b.max_weight * operands;
+    for (int c : b.classes) sum += weights_[c] * through[c];
+    if (sum > b.capacity) return false;
+  }
+  return true;
 }
 
 }  // namespace regalloc

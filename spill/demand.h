@@ -77,6 +77,12 @@ class DemandModel {
   // fit outside `pinned`.
   std::optional<Overflow> Check(const std::vector<int>& through, const std::vector<int>& needs,
                                 const RegSet& pinned) const;
+  // Whether an instruction that pins nothing and has at most `operands`
+  // operands surely fits over `through` (per class): a class's need is at
+  // most its operands, so Check would find nothing over capacity whatever
+  // Needs says. A walk's fast path: most instructions are far from every
+  // capacity, and this costs a fraction of Needs and Check.
+  bool SurelyFits(const std::vector<int>& through, int operands) const;
 
  private:
   int CapacityOutside(int cls, const RegSet& pinned) const;
@@ -87,6 +93,13 @@ class DemandModel {
   int class_of_[kNumTypes];
   std::vector<int> weights_, banks_;
   std::vector<int> full_capacity_;  // per class, nothing pinned
+  // The banks of more than one class (Check's bank sums), nothing pinned.
+  struct SharedBank {
+    std::vector<int> classes;
+    int max_weight = 0;
+    int capacity = 0;  // the most weight * capacity of its classes
+  };
+  std::vector<SharedBank> shared_banks_;
   // Scratch for Needs, reused.
   mutable std::vector<Value> seen_early_, seen_late_;
   mutable std::vector<int> early_, late_;  // one per class

@@ -274,27 +274,34 @@ absl::StatusOr<SpillStats> SpillWalk::Run() {
     for (Value v : live_.values()) Count(v, +1);
     for (size_t k = insts.size(); k-- > 0;) {
       Inst i = insts[k];
-      // A constraint copy is fitted with the instruction it serves: neither may
-      // lose the other's operands.
-      exclude(i);
-      if (IsConstraintCopy(f_, i) && k + 1 < insts.size()) exclude(insts[k + 1]);
+      absl::Span<const Operand> ops = f_.operands(i);
       std::fill(adjust_.begin(), adjust_.end(), 0);
-      for (const Operand& op : f_.operands(i)) {
+      bool pins = f_.inst(i).clobbers >= 0;
+      for (const Operand& op : ops) {
+        pins |= op.constraint() == ConstraintKind::kFixed;
         if (!op.IsDef() || !live_.IsLive(op.value()) || spilled_[op.value().index()]) continue;
         int c = model_.ClassOf(f_, op.value());
         if (c >= 0) ++adjust_[c];
       }
-      model_.Needs(f_, i, live_, locs_, needs);
-      collect_dying_args(i);
-      RA_RETURN_IF_ERROR(Fit(
-          needs, model_.Pinned(f_, i), num.Late(i),
-          [&] { return absl::StrCat("function %", f_.name(), ", ", f_.BlockName(b), " `", PrintInst(f_, i, t_), "`"); },
-          [&] { model_.Needs(f_, i, live_, locs_, needs); }));
-      dying_args_.clear();
-      for (Value v : marked) excluded_[v.index()] = 0;
-      marked.clear();
+      std::vector<int>& through = scratch_through_;
+      through.resize(nc);
+      for (int c = 0; c < nc; ++c) through[c] = through_[c] - adjust_[c];
+      if (pins || !model_.SurelyFits(through, static_cast<int>(ops.size()))) {
+        // A constraint copy is fitted with the instruction it serves: neither
+        // may lose the other's operands.
+        exclude(i);
+        if (IsConstraintCopy(f_, i) && k + 1 < insts.size()) exclude(insts[k + 1]);
+        model_.Needs(f_, i, live_, locs_, needs);
+        collect_dying_args(i);
+        RA_RETURN_IF_ERROR(Fit(
+            needs, model_.Pinned(f_, i), num.Late(i),
+            [&] { return absl::StrCat("function %", f_.name(), ", ", f_.BlockName(b), " `", PrintInst(f_, i, t_), "`"); },
+            [&] { model_.Needs(f_, i, live_, locs_, needs); }));
+        dying_args_.clear();
+        for (Value v : marked) excluded_[v.index()] = 0;
+        marked.clear();
+      }
       // Step back over i.
-      absl::Span<const Operand> ops = f_.operands(i);
       for (const Operand& op : ops) {
         if (op.IsDef() && live_.Remove(op.value())) Count(op.value(), -1);
       }

@@ -1,11 +1,13 @@
 #include "spill/spill.h"
 
+#include <random>
 #include <string>
 
 #include "color/ssa_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "liveness/live_sets.h"
+#include "spill/demand.h"
 #include "spill/prepare.h"
 #include "spill/reload.h"
 #include "ssa/legalize.h"
@@ -131,6 +133,49 @@ block0(v0: i64):
     ret v39
 }
 )";
+
+// The walk's fast path: where SurelyFits says an instruction with that many
+// operands fits, Check finds nothing over capacity for any needs those
+// operands could make (each class at most all of them, together at most all of
+// them); and it is not vacuous: it says yes below capacity and no at it.
+TEST(DemandTest, SurelyFitsImpliesCheckFindsNothing) {
+  for (const char* name : {"x86_64", "aarch64", "armv7"}) {
+    SCOPED_TRACE(name);
+    const Target& t = *TargetByName(name).value();
+    DemandModel model(t);
+    const int n = t.num_classes();
+    std::mt19937 rng(7);
+    int yes = 0, no = 0;
+    for (int trial = 0; trial < 20000; ++trial) {
+      std::vector<int> through(n), needs(n, 0);
+      for (int c = 0; c < n; ++c) {
+        through[c] = static_cast<int>(rng() % (model.Capacity(c, RegSet()) + 1)) / (1 + trial % 4);
+      }
+      const int operands = static_cast<int>(rng() % 6);
+      for (int k = 0; k < operands; ++k) ++needs[rng() % n];  // each operand needs at most one register
+      if (!model.SurelyFits(through, operands)) {
+        ++no;
+        continue;
+      }
+      ++yes;
+      EXPECT_FALSE(model.Check(through, needs, RegSet()).has_value()) << "trial " << trial;
+      // Each class's need may also be all the operands.
+      for (int c = 0; c < n; ++c) {
+        std::vector<int> all(n, 0);
+        all[c] = operands;
+        EXPECT_FALSE(model.Check(through, all, RegSet()).has_value()) << "trial " << trial << " class " << c;
+      }
+    }
+    EXPECT_GT(yes, 1000);
+    EXPECT_GT(no, 1000);
+    for (int c = 0; c < n; ++c) {  // one class full, the others empty
+      std::vector<int> full(n, 0);
+      full[c] = model.Capacity(c, RegSet());
+      EXPECT_TRUE(model.SurelyFits(full, 0)) << "class " << c;
+      EXPECT_FALSE(model.SurelyFits(full, 1)) << "class " << c;
+    }
+  }
+}
 
 TEST(SpillTest, FarthestDefSpillsTheOldestValuesAndNoMore) {
   Function f = ParseLegal(kTwentyLoads, X86());
