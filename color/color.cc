@@ -375,7 +375,6 @@ absl::Status ColorWalk::EmitCopy(absl::Span<const CopyMove> moves) {
 }
 
 absl::Status ColorWalk::Relocate(Block b, Inst copy, Inst i) {
-  RegSet pinned = model_.Pinned(f_, i);
   RegSet fixed_uses, late_forbid;
   const InstData& d = f_.inst(i);
   if (d.clobbers >= 0) {
@@ -385,6 +384,7 @@ absl::Status ColorWalk::Relocate(Block b, Inst copy, Inst i) {
     if (op.constraint() != ConstraintKind::kFixed) continue;
     (op.IsUse() ? fixed_uses : late_forbid) |= t_.Aliases(op.fixed_reg());
   }
+  const RegSet pinned = fixed_uses | late_forbid;  // DemandModel::Pinned
   if (!copy.IsValid() && pinned.Empty()) return absl::OkStatus();
 
   struct Move {

@@ -6,6 +6,7 @@
 
 #include <optional>
 
+#include "absl/base/attributes.h"
 #include "absl/container/btree_map.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
@@ -238,6 +239,11 @@ class Allocator {
   uint32_t NextBlocked(PReg r, uint32_t p) const {
     const LsraRange& at = cursor_range_[r.index()];
     if (p >= cursor_pos_[r.index()] && p < at.to) return std::max(at.from, p);
+    return NextBlockedPastCursor(r, p);
+  }
+  // NextBlocked where the range at the cursor does not answer (out of line:
+  // the scan asks for every register of the class at each try).
+  ABSL_ATTRIBUTE_NOINLINE uint32_t NextBlockedPastCursor(PReg r, uint32_t p) const {
     absl::Span<const LsraRange> bs = b_->Blocked(r);
     const bool forward = p >= cursor_pos_[r.index()];
     const size_t i = BlockedAfter(r, p);
@@ -503,7 +509,11 @@ bool Allocator::TryAllocateFreeReg(uint32_t id, uint32_t pos, std::optional<PReg
   const LsraChild c = children_[id];  // a copy: splitting grows children_
   RegClass cls = *t_->ClassFor(f_->value_type(c.value));
   const std::vector<PReg>& order = orders_[cls.index()];
-  for (PReg r : order) free_until_[r.index()] = blocked_at_[r.index()] = NextBlockedFor(c, r, pos);
+  if (has_fixed_[c.value.index()]) {
+    for (PReg r : order) free_until_[r.index()] = blocked_at_[r.index()] = NextBlockedFor(c, r, pos);
+  } else {
+    for (PReg r : order) free_until_[r.index()] = blocked_at_[r.index()] = NextBlocked(r, pos);
+  }
   blocked_for_ = id;
   blocked_pos_ = pos;
   for (uint32_t a : active_) {
