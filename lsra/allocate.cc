@@ -251,13 +251,24 @@ class Allocator {
     if (forward) cursor_range_[r.index()] = next;  // BlockedAfter moved the cursor to i
     return std::max(next.from, p);
   }
-  std::vector<uint8_t> has_fixed_;  // by value: it has a fixed reference (OwnBlockEnd searches only those)
+  // By value: the register its fixed references name (OwnBlockEnd searches
+  // only those), kNoOwnFixed when it has none, kManyOwnFixed when several.
+  static constexpr uint16_t kNoOwnFixed = 0xFFFF, kManyOwnFixed = 0xFFFE;
+  std::vector<uint16_t> own_fixed_;
+  // Whether value v's fixed references may name `r`.
+  bool MayOwn(Value v, PReg r) const {
+    const uint16_t own = own_fixed_[v.index()];
+    return own != kNoOwnFixed && (own == kManyOwnFixed || own == r.index());
+  }
 
   // The next position at or after `p` where `r` is blocked for piece `c` (p
   // itself when blocked there): the blocks its own fixed references put on `r`
   // (its def written there, its use read from there) keep others out, not it.
+  // A register none of them names: NextBlocked.
   uint32_t NextBlockedFor(const LsraChild& c, PReg r, uint32_t p) const {
-    if (!has_fixed_[c.value.index()]) return NextBlocked(r, p);
+    return MayOwn(c.value, r) ? NextBlockedOwn(c, r, p) : NextBlocked(r, p);
+  }
+  ABSL_ATTRIBUTE_NOINLINE uint32_t NextBlockedOwn(const LsraChild& c, PReg r, uint32_t p) const {
     absl::Span<const LsraRange> bs = b_->Blocked(r);
     for (auto it = bs.begin() + BlockedAfter(r, p); it != bs.end(); ++it) {
       uint32_t at = std::max(it->from, p);
@@ -275,7 +286,7 @@ class Allocator {
   // Early use at p [p - 1, p + 1), a Late use [p - 3, p + 1): references within
   // [at - 1, at + 3].
   uint32_t OwnBlockEnd(const LsraChild& c, PReg r, uint32_t at) const {
-    if (!has_fixed_[c.value.index()]) return at;  // most values: no search
+    if (!MayOwn(c.value, r)) return at;  // most values: no search
     absl::Span<const RefPosition> refs = b_->Refs(c.value);
     uint32_t lo = at == 0 ? 0 : at - 1;
     auto it = std::lower_bound(refs.begin(), refs.end(), lo, [](const RefPosition& x, uint32_t q) { return x.pos < q; });
@@ -509,11 +520,7 @@ bool Allocator::TryAllocateFreeReg(uint32_t id, uint32_t pos, std::optional<PReg
   const LsraChild c = children_[id];  // a copy: splitting grows children_
   RegClass cls = *t_->ClassFor(f_->value_type(c.value));
   const std::vector<PReg>& order = orders_[cls.index()];
-  if (has_fixed_[c.value.index()]) {
-    for (PReg r : order) free_until_[r.index()] = blocked_at_[r.index()] = NextBlockedFor(c, r, pos);
-  } else {
-    for (PReg r : order) free_until_[r.index()] = blocked_at_[r.index()] = NextBlocked(r, pos);
-  }
+  for (PReg r : order) free_until_[r.index()] = blocked_at_[r.index()] = NextBlockedFor(c, r, pos);
   blocked_for_ = id;
   blocked_pos_ = pos;
   for (uint32_t a : active_) {
@@ -1012,10 +1019,15 @@ absl::Status Allocator::Run(LsraAllocStats& stats) {
   }
   reg_stamp_.assign(t_->num_regs(), 0);
   value_stamp_.assign(b_->num_values(), 0);
-  has_fixed_.assign(b_->num_values(), 0);
+  own_fixed_.assign(b_->num_values(), kNoOwnFixed);
   for (int v = 0; v < b_->num_values(); ++v) {
     if (!b_->HasInterval(Value(v))) continue;
-    for (const RefPosition& r : b_->Refs(Value(v))) has_fixed_[v] |= r.need == RefNeed::kFixed;
+    uint16_t& own = own_fixed_[v];
+    for (const RefPosition& r : b_->Refs(Value(v))) {
+      if (r.need != RefNeed::kFixed) continue;
+      const uint16_t reg = static_cast<uint16_t>(r.reg().index());
+      own = own == kNoOwnFixed || own == reg ? reg : kManyOwnFixed;
+    }
   }
   if (options_->overlap) IndexInPlaceUses();
   seed_stamp_ = 0;
