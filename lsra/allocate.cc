@@ -100,6 +100,7 @@ class Allocator {
     held_.assign(nr, 0);
     preferred_reg_.assign(nr, 0);
     active_.clear();
+    active_holders_.assign(nr, 0);
     inactive_.clear();
     unhandled_.Clear();  // after a run that failed
     splits_ = preferred_ = overlapped_ = seeded_ = 0;
@@ -466,6 +467,18 @@ class Allocator {
   std::vector<uint32_t> evict_;           // AllocateBlockedReg's scratch
   mutable std::vector<LsraChild> row_;    // CollectPieces' scratch
   std::vector<uint32_t> active_, inactive_;
+  // Per register, the active pieces whose register aliases it (two when a
+  // copy overlaps its source): a free-register try reads this instead of
+  // walking the active pieces' alias lists. Activate and Deactivate keep it.
+  std::vector<uint16_t> active_holders_;
+  void Activate(uint32_t a) {
+    active_.push_back(a);
+    for (PReg r : t_->AliasList(children_[a].loc.reg())) ++active_holders_[r.index()];
+  }
+  // For a piece leaving active_ (the caller removes it), before its register changes.
+  void Deactivate(uint32_t a) {
+    for (PReg r : t_->AliasList(children_[a].loc.reg())) --active_holders_[r.index()];
+  }
   UnhandledQueue unhandled_;
   std::vector<uint32_t> free_until_, next_use_;
   // Per register, NextBlockedFor of the piece TryAllocateFreeReg last tried
@@ -520,12 +533,16 @@ bool Allocator::TryAllocateFreeReg(uint32_t id, uint32_t pos, std::optional<PReg
   const LsraChild c = children_[id];  // a copy: splitting grows children_
   RegClass cls = *t_->ClassFor(f_->value_type(c.value));
   const std::vector<PReg>& order = orders_[cls.index()];
-  for (PReg r : order) free_until_[r.index()] = blocked_at_[r.index()] = NextBlockedFor(c, r, pos);
+  // Free until the next block, or not at all where an active piece holds the
+  // register or an alias of it.
+  for (PReg r : order) {
+    const uint32_t blocked = NextBlockedFor(c, r, pos);
+    blocked_at_[r.index()] = blocked;
+    free_until_[r.index()] = active_holders_[r.index()] > 0 ? 0 : blocked;
+  }
+  if (forced.has_value() && active_holders_[forced->index()] > 0) free_until_[forced->index()] = 0;
   blocked_for_ = id;
   blocked_pos_ = pos;
-  for (uint32_t a : active_) {
-    for (PReg r : t_->AliasList(children_[a].loc.reg())) free_until_[r.index()] = 0;
-  }
   for (uint32_t a : inactive_) {
     uint32_t x = NextIntersection(children_[a], c, pos);
     if (x == kNever) continue;
@@ -688,7 +705,9 @@ absl::Status Allocator::AllocateBlockedReg(uint32_t id, uint32_t pos, std::optio
     if (aliases.Contains(children_[a].loc.reg()) && NextIntersection(children_[a], c, pos) != kNever) evict.push_back(a);
   }
   for (uint32_t a : evict) {
-    active_.erase(std::remove(active_.begin(), active_.end(), a), active_.end());
+    auto active_end = std::remove(active_.begin(), active_.end(), a);
+    if (active_end != active_.end()) Deactivate(a);
+    active_.erase(active_end, active_.end());
     inactive_.erase(std::remove(inactive_.begin(), inactive_.end(), a), inactive_.end());
     uint32_t at = std::max(gap, children_[a].from);
     if (options_->spill_before_loops) {
@@ -1098,7 +1117,11 @@ absl::Status Allocator::Run(LsraAllocStats& stats) {
         continue;
       }
       Event e = Classify(a, pos);
-      if (e == Event::kActive) still_.push_back(a);
+      if (e == Event::kActive) {
+        still_.push_back(a);
+        continue;
+      }
+      Deactivate(a);
       if (e == Event::kInactive) inactive_.push_back(a);
     }
     active_.swap(still_);
@@ -1110,7 +1133,7 @@ absl::Status Allocator::Run(LsraAllocStats& stats) {
         continue;
       }
       Event e = Classify(a, pos);
-      if (e == Event::kActive) active_.push_back(a);
+      if (e == Event::kActive) Activate(a);
       if (e == Event::kInactive) still_.push_back(a);
     }
     inactive_.swap(still_);
@@ -1118,7 +1141,7 @@ absl::Status Allocator::Run(LsraAllocStats& stats) {
     if (!s.ok()) return s;
     if (children_[id].loc.IsReg()) {
       Classify(id, pos);
-      active_.push_back(id);
+      Activate(id);
     }
   }
   if (options_->second_chance) SecondChance(stats);
