@@ -202,11 +202,21 @@ absl::Status Verifier::CheckFixedConflicts(absl::Span<const Operand> ops, const 
 absl::Status Verifier::CheckInst(Block b, int index, Inst i) {
   auto error = [&](absl::string_view m) { return InstError(b, index, i, m); };
   absl::Span<const Operand> ops = func_.operands(i);
-  for (const Operand& op : ops) RA_RETURN_IF_ERROR(CheckOperand(op, error));
-  RA_RETURN_IF_ERROR(CheckOperandShape(b, index, i));
-  RA_RETURN_IF_ERROR(CheckFixedConflicts(ops, func_.Clobbers(i), error));
+  // Most operands name a defined value, with no location and no fixed
+  // register: nothing more to check of them alone.
+  bool any_fixed = false, any_reuse = false;
   int num_uses = 0;
-  for (const Operand& op : ops) num_uses += op.IsUse();
+  for (const Operand& op : ops) {
+    const ConstraintKind k = op.constraint();
+    any_fixed |= k == ConstraintKind::kFixed;
+    any_reuse |= k == ConstraintKind::kReuse;
+    num_uses += op.IsUse();
+    if (k != ConstraintKind::kFixed && op.location().IsNone() && func_.ValueExists(op.value())) continue;
+    RA_RETURN_IF_ERROR(CheckOperand(op, error));
+  }
+  RA_RETURN_IF_ERROR(CheckOperandShape(b, index, i));
+  if (any_fixed) RA_RETURN_IF_ERROR(CheckFixedConflicts(ops, func_.Clobbers(i), error));
+  if (!any_reuse) return absl::OkStatus();
   for (const Operand& op : ops) {
     if (op.constraint() != ConstraintKind::kReuse) continue;
     if (!op.IsDef()) return error(absl::StrCat(V(op.value()), ": a reuse constraint is only valid on a def"));
