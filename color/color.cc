@@ -384,7 +384,7 @@ absl::Status ColorWalk::Relocate(Block b, Inst copy, Inst i) {
     if (op.constraint() != ConstraintKind::kFixed) continue;
     (op.IsUse() ? fixed_uses : late_forbid) |= t_.Aliases(op.fixed_reg());
   }
-  const RegSet pinned = fixed_uses | late_forbid;  // DemandModel::Pinned
+  const RegSet pinned = fixed_uses | late_forbid;  // what DemandModel::Pinned(f_, i) gives
   if (!copy.IsValid() && pinned.Empty()) return absl::OkStatus();
 
   struct Move {

@@ -540,6 +540,7 @@ bool Allocator::TryAllocateFreeReg(uint32_t id, uint32_t pos, std::optional<PReg
     blocked_at_[r.index()] = blocked;
     free_until_[r.index()] = active_holders_[r.index()] > 0 ? 0 : blocked;
   }
+  // A forced register (a two-address source's) may lie outside the order.
   if (forced.has_value() && active_holders_[forced->index()] > 0) free_until_[forced->index()] = 0;
   blocked_for_ = id;
   blocked_pos_ = pos;
