@@ -49,8 +49,8 @@ class InterferenceGraph {
   // The bit matrix's largest size (n²/8 bytes: about 2,900 nodes); larger
   // graphs use sparse rows. A matrix beyond the L2 cache makes every row walk
   // and bit set a miss: measured on generated functions, sparse rows are as
-  // fast from about 2k instructions and 35% faster at 10k (the 15 MB
-  // matrix), and take a quarter of its memory there.
+  // fast from about 2k instructions and 15-35% faster at 10k (against the
+  // 15 MB matrix), and take a quarter of its memory there.
   static constexpr int64_t kMatrixMaxBytes = int64_t{1} << 20;
 
   // Drops every edge and sizes the graph for `num_nodes` nodes, as a bit
