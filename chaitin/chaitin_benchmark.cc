@@ -2,7 +2,7 @@
 // functions of 1k to 1M instructions (BenchmarkFunction: 200 long-lived
 // values). Items are instructions of the input. Counters: the first round's
 // graph (live ranges, edges, bytes per instruction of its rows: the bit matrix
-// up to 1k-10k, sparse rows at 100k and 1M), rounds.
+// at 1k, sparse rows from 10k on), rounds.
 //   ./bazelw run -c opt //chaitin:chaitin_benchmark
 // The 1M runs take about a minute each (3 GB at their peak).
 #include <vector>
