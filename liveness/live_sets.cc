@@ -249,10 +249,10 @@ void LiveSets::Fixpoint(size_t nb, const Visit& visit) {
 // and out_size(b) say how many values are live into and out of block b (the
 // rows are reserved exactly; out_size is not asked of a block whose edges all
 // go to one successor), in_row(b, row) and out_row(b, row) write them to the
-// row's reserved place, in_is_out(b) compares the two sets of a block (asked only when their
-// sizes are equal). A set equal to another is stored once: a live-out set is
-// the union of the successors' live-in sets, so it equals any of them that has
-// its size.
+// row's reserved place, in_is_out(b) compares the two sets of a block (asked
+// only when their sizes are equal). A set equal to another is stored once: a
+// live-out set is the union of the successors' live-in sets, so it equals any
+// of them that has its size.
 template <typename InSize, typename OutSize, typename InRow, typename OutRow, typename InIsOut>
 void LiveSets::Flatten(size_t nb, const InSize& in_size, const OutSize& out_size, const InRow& in_row,
                        const OutRow& out_row, const InIsOut& in_is_out) {

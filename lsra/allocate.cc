@@ -234,9 +234,9 @@ class Allocator {
   // The range at each register's cursor (kNever past the last; `to` 0 until
   // the cursor is first moved): what NextBlocked reads while it stays there.
   mutable std::vector<LsraRange> cursor_range_;
-  // NextBlockedFor of a piece without fixed references of its own: the first
-  // position at or after `p` where `r` is blocked. Most queries are answered
-  // from the range at the cursor without reading the register's list.
+  // The first position at or after `p` where `r` is blocked: NextBlockedFor
+  // of any piece whose own fixed references do not name `r`. Most queries are
+  // answered from the range at the cursor without reading the register's list.
   uint32_t NextBlocked(PReg r, uint32_t p) const {
     const LsraRange& at = cursor_range_[r.index()];
     if (p >= cursor_pos_[r.index()] && p < at.to) return std::max(at.from, p);
@@ -285,9 +285,8 @@ class Allocator {
   // If a fixed reference of piece `c` to `r` blocks `r` at `at`, the end of that
   // block; else `at`. A def at p blocks [p, p + 2) (a parameter [p, p + 1)), an
   // Early use at p [p - 1, p + 1), a Late use [p - 3, p + 1): references within
-  // [at - 1, at + 3].
+  // [at - 1, at + 3]. Asked only where MayOwn(c.value, r) (NextBlockedOwn).
   uint32_t OwnBlockEnd(const LsraChild& c, PReg r, uint32_t at) const {
-    if (!MayOwn(c.value, r)) return at;  // most values: no search
     absl::Span<const RefPosition> refs = b_->Refs(c.value);
     uint32_t lo = at == 0 ? 0 : at - 1;
     auto it = std::lower_bound(refs.begin(), refs.end(), lo, [](const RefPosition& x, uint32_t q) { return x.pos < q; });

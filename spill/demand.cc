@@ -18,6 +18,7 @@ DemandModel::DemandModel(const Target& target) : target_(target) {
   late_.resize(target.num_classes());
   for (int bank = 0; bank < target.num_banks(); ++bank) {
     SharedBank b;
+    b.bank = bank;
     for (int c = 0; c < target.num_classes(); ++c) {
       if (banks_[c] != bank) continue;
       b.classes.push_back(c);
@@ -120,15 +121,13 @@ std::optional<Overflow> DemandModel::Check(const std::vector<int>& through, cons
   for (int c = 0; c < n; ++c) {
     if (through[c] + needs[c] > capacity[c]) return Overflow{c, banks_[c]};
   }
-  for (int bank = 0; bank < target_.num_banks(); ++bank) {
-    int sum = 0, cap = 0, classes = 0;
-    for (int c = 0; c < n; ++c) {
-      if (banks_[c] != bank) continue;
-      ++classes;
+  for (const SharedBank& b : shared_banks_) {
+    int sum = 0, cap = 0;
+    for (int c : b.classes) {
       sum += weights_[c] * (through[c] + needs[c]);
       cap = std::max(cap, weights_[c] * capacity[c]);
     }
-    if (classes > 1 && sum > cap) return Overflow{-1, bank};
+    if (sum > cap) return Overflow{-1, b.bank};
   }
   return std::nullopt;
 }

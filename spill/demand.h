@@ -93,11 +93,13 @@ class DemandModel {
   int class_of_[kNumTypes];
   std::vector<int> weights_, banks_;
   std::vector<int> full_capacity_;  // per class, nothing pinned
-  // The banks of more than one class (Check's bank sums), nothing pinned.
+  // The banks of more than one class, in bank order: the ones whose weighted
+  // sums Check and SurelyFits test.
   struct SharedBank {
+    int bank = -1;
     std::vector<int> classes;
     int max_weight = 0;
-    int capacity = 0;  // the most weight * capacity of its classes
+    int capacity = 0;  // the most weight * capacity of its classes, nothing pinned
   };
   std::vector<SharedBank> shared_banks_;
   // Scratch for Needs, reused.
