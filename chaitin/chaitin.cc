@@ -76,8 +76,7 @@ struct Buffers {
   std::vector<Block> rewrite_stack_uses_stack_def;
   std::vector<int> rewrite_stack_uses_seen;
   std::vector<uint32_t> build_graph_node_of_root;
-  std::vector<std::vector<uint32_t>> build_graph_live;  // by bank
-  std::vector<uint32_t> build_graph_where;
+  std::vector<NodeSet> build_graph_live;  // by bank
   std::vector<int> build_graph_pressure;
   std::vector<int> build_graph_inst_max;
   std::vector<Inst> rematerialize_constant_arguments_consts;
@@ -761,20 +760,16 @@ absl::Status Chaitin::BuildGraph() {
   // Room for the nodes RematerializeConstantArguments may add to this graph.
   g_.Reset(static_cast<int>(nn + spare_nodes_), o_.graph_matrix_max_bytes);
 
-  // The walk. `live[k]` holds the live nodes of bank k in increasing order (a
-  // def's row then takes them in one ordered pass; a few hundred at most live
-  // at once), `where` marks them; `pressure` the bank slots they take, whose
-  // most per block decides where splitting keeps values. As in C2
+  // The walk. `live[k]` holds the live nodes of bank k (a def's row takes
+  // them a word at a time); `pressure` the bank slots they take, whose most
+  // per block decides where splitting keeps values. As in C2
   // (interfere_with_live), a node interferes only with nodes whose registers
   // it could share: those of its own bank.
   const int nbanks = t_.num_banks();
   if (nbanks > 8) return Error("the target has more than 8 register banks");
-  std::vector<std::vector<uint32_t>>& live = buf_.build_graph_live;
+  std::vector<NodeSet>& live = buf_.build_graph_live;
   if (static_cast<int>(live.size()) < nbanks) live.resize(nbanks);
-  for (std::vector<uint32_t>& l : live) l.clear();
-  std::vector<uint32_t>& where = buf_.build_graph_where;
-  where.assign(nn, kNoNode);
-  const bool sorted = !g_.IsMatrix();
+  for (NodeSet& l : live) l.Reset(static_cast<int>(nn));
   std::vector<int>& pressure = buf_.build_graph_pressure;
   pressure.assign(nbanks, 0);
   block_pressure_.assign(static_cast<size_t>(f_.num_blocks()) * nbanks, 0);
@@ -790,38 +785,23 @@ absl::Status Chaitin::BuildGraph() {
   inst_max.assign(nbanks, 0);
   double time = 0;
   auto bank_of = [&](uint32_t n) { return t_.Class(cls_[n]).bank; };
-  // `unordered`: appended, for the caller to sort the lists after a batch.
-  auto add = [&](uint32_t n, bool unordered = false) {
-    if (n == kNoNode || where[n] != kNoNode) return;
+  auto add = [&](uint32_t n) {
+    if (n == kNoNode) return;
     const RegClassInfo& c = t_.Class(cls_[n]);
-    std::vector<uint32_t>& l = live[c.bank];
-    if (sorted) {
-      where[n] = 0;
-      l.insert(unordered ? l.end() : std::lower_bound(l.begin(), l.end(), n), n);
-    } else {
-      where[n] = static_cast<uint32_t>(l.size());
-      l.push_back(n);
-    }
+    if (!live[c.bank].Insert(n)) return;
     enter_[n] = time;
     pressure[c.bank] += c.pressure_weight;
     if (block_max != nullptr) block_max[c.bank] = std::max(block_max[c.bank], pressure[c.bank]);
     inst_max[c.bank] = std::max(inst_max[c.bank], pressure[c.bank]);
   };
-  auto remove = [&](uint32_t n) {
-    if (n == kNoNode || where[n] == kNoNode) return;
+  // n's live range ends here (the walk's `time`): its area and pressure.
+  auto leave = [&](uint32_t n) {
     const RegClassInfo& c = t_.Class(cls_[n]);
-    std::vector<uint32_t>& l = live[c.bank];
     pressure[c.bank] -= c.pressure_weight;
     area_[n] += time - enter_[n];
-    if (sorted) {
-      l.erase(std::lower_bound(l.begin(), l.end(), n));
-    } else {
-      uint32_t last = l.back();
-      l[where[n]] = last;
-      where[last] = where[n];
-      l.pop_back();
-    }
-    where[n] = kNoNode;
+  };
+  auto remove = [&](uint32_t n) {
+    if (n != kNoNode && live[bank_of(n)].Erase(n)) leave(n);
   };
   // An edge between two nodes of one bank.
   auto edge = [&](uint32_t n, uint32_t m) {
@@ -830,12 +810,7 @@ absl::Status Chaitin::BuildGraph() {
   for (Block b : f_.layout()) {
     const double w = static_cast<double>(weight_[b.index()]);
     block_max = &block_pressure_[b.index() * nbanks];
-    // The live-out nodes at once, sorted after (inserting each in order moves
-    // half the list: quadratic in the hundreds live across a block).
-    for (Value v : sets_.LiveOut(b)) add(node_of_[v.index()], sorted);
-    if (sorted) {
-      for (std::vector<uint32_t>& l : live) std::sort(l.begin(), l.end());
-    }
+    for (Value v : sets_.LiveOut(b)) add(node_of_[v.index()]);
     const std::vector<Inst>& insts = f_.block(b).insts;
     for (auto it = insts.rbegin(); it != insts.rend(); ++it) {
       Inst i = *it;
@@ -850,12 +825,11 @@ absl::Status Chaitin::BuildGraph() {
       auto define = [&](const Operand& def) {
         uint32_t n = node_of_[def.value().index()];
         if (n == kNoNode) return;
-        const std::vector<uint32_t>& l = live[bank_of(n)];
-        g_.AddEdges(n, l.data(), l.data() + l.size(), copy_src);
+        g_.AddEdges(n, live[bank_of(n)], copy_src);
         for (const Operand& other : ops) {  // defs of one instruction never share
           if (other.IsDef()) edge(n, node_of_[other.value().index()]);
         }
-        if (where[n] == kNoNode) add(n);  // a dead def still occupies its register here
+        add(n);  // a dead def still occupies its register here
         remove(n);
         cost_[n] += w;
       };
@@ -874,8 +848,8 @@ absl::Status Chaitin::BuildGraph() {
       if (d.clobbers >= 0) {
         RegSet hit;
         for (PReg r : f_.clobber_set(d.clobbers)) hit |= t_.Aliases(r);
-        for (const std::vector<uint32_t>& l : live) {
-          for (uint32_t x : l) clobbered_[x] |= hit;
+        for (const NodeSet& l : live) {
+          l.ForEach([&](uint32_t x) { clobbered_[x] |= hit; });
         }
       }
       for (const Operand& op : ops) {
@@ -896,8 +870,7 @@ absl::Status Chaitin::BuildGraph() {
     for (const Operand& p : params) {
       uint32_t n = node_of_[p.value().index()];
       if (n == kNoNode) continue;
-      const std::vector<uint32_t>& l = live[bank_of(n)];
-      g_.AddEdges(n, l.data(), l.data() + l.size(), n);
+      g_.AddEdges(n, live[bank_of(n)], n);
       for (const Operand& q : params) edge(n, node_of_[q.value().index()]);
       if (b != f_.entry()) {
         for (const Edge& e : cfg.preds(b)) {
@@ -911,8 +884,9 @@ absl::Status Chaitin::BuildGraph() {
       cost_[n] += w;
     }
     for (const Operand& p : params) remove(node_of_[p.value().index()]);
-    for (std::vector<uint32_t>& l : live) {
-      while (!l.empty()) remove(l.back());
+    for (NodeSet& l : live) {
+      l.ForEach(leave);
+      l.Clear();
     }
   }
   g_.Finish();

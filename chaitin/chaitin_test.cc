@@ -98,41 +98,48 @@ TEST(InterferenceGraphTest, RowsAreSquareSortedAndMerge) {
 // count and the union walk.
 TEST(InterferenceGraphTest, MatrixAndSparseRowsAgreeThroughMerges) {
   constexpr int kNodes = 300;
-  InterferenceGraph m, r;
+  InterferenceGraph m, r, one;  // `one` takes each batch's edges one by one
   m.Reset(kNodes);
   r.Reset(kNodes, 0);
+  one.Reset(kNodes, 0);
   uint64_t seed = 7;
   auto next = [&] {
     seed = seed * 6364136223846793005ull + 1442695040888963407ull;
     return static_cast<uint32_t>(seed >> 33);
   };
-  // A row's edges in one ordered batch (as a def meets the live nodes): the
-  // sparse rows merge them in one pass; the batch may name the node itself
-  // and a node to skip.
+  // A row's edges in one batch (as a def meets the live nodes): a row takes
+  // them a word at a time, appended past its end or merged between its
+  // words; the batch may name the node itself and a node to skip.
+  NodeSet to;
   auto batch = [&](uint32_t a, uint32_t limit) {
-    std::vector<uint32_t> to;
-    for (int k = 0; k < 30; ++k) to.push_back(next() % limit);
-    to.push_back(a);
-    std::sort(to.begin(), to.end());
-    to.erase(std::unique(to.begin(), to.end()), to.end());
-    const uint32_t skip = to[next() % to.size()];
-    m.AddEdges(a, to.data(), to.data() + to.size(), skip);
-    r.AddEdges(a, to.data(), to.data() + to.size(), skip);
+    to.Reset(kNodes);
+    std::vector<uint32_t> named = {a};
+    for (int k = 0; k < 30; ++k) named.push_back(next() % limit);
+    for (uint32_t n : named) to.Insert(n);
+    const uint32_t skip = named[next() % named.size()];
+    m.AddEdges(a, to, skip);
+    r.AddEdges(a, to, skip);
+    to.ForEach([&](uint32_t b) {
+      if (b != skip) one.AddEdge(a, b);
+    });
   };
   for (int e = 0; e < 4000; ++e) {  // among the first 250 nodes
     uint32_t a = next() % 250, b = next() % 250;
     m.AddEdge(a, b);
     r.AddEdge(a, b);
+    one.AddEdge(a, b);
     if (e % 40 == 0) batch(next() % 250, 250);
   }
   m.Finish();
   r.Finish();
+  one.Finish();
   // Edges may still come after Finish (chaitin adds constants' nodes), here
   // to nodes that had none: their rows must be walked in full.
   for (int e = 0; e < 200; ++e) {
     uint32_t a = 250 + next() % (kNodes - 250), b = next() % kNodes;
     m.AddEdge(a, b);
     r.AddEdge(a, b);
+    one.AddEdge(a, b);
     if (e % 20 == 0) batch(a, kNodes);
   }
   std::vector<uint8_t> dead(kNodes, 0);
@@ -144,6 +151,7 @@ TEST(InterferenceGraphTest, MatrixAndSparseRowsAgreeThroughMerges) {
     if (m.Interferes(a, b)) continue;
     m.Merge(a, b);
     r.Merge(a, b);
+    one.Merge(a, b);
     dead[b] = 1;
     ++merges;
   }
@@ -151,12 +159,15 @@ TEST(InterferenceGraphTest, MatrixAndSparseRowsAgreeThroughMerges) {
   int64_t ends = 0;
   for (uint32_t n = 0; n < kNodes; ++n) {
     ASSERT_THAT(m.Neighbors(n), ::testing::ElementsAreArray(r.Neighbors(n))) << "node " << n;
+    ASSERT_THAT(r.Neighbors(n), ::testing::ElementsAreArray(one.Neighbors(n))) << "node " << n;
+    ASSERT_EQ(r.Degree(n), one.Degree(n)) << "node " << n;
     ASSERT_EQ(m.Degree(n), static_cast<int>(m.Neighbors(n).size())) << "node " << n;
     ASSERT_EQ(r.Degree(n), static_cast<int>(r.Neighbors(n).size())) << "node " << n;
     for (uint32_t x : m.Neighbors(n)) ends += !dead[x];
   }
   EXPECT_EQ(m.num_edges(), ends / 2);
   EXPECT_EQ(r.num_edges(), ends / 2);
+  EXPECT_EQ(one.num_edges(), ends / 2);
   for (uint32_t a = 0; a + 1 < kNodes; a += 7) {
     std::set<uint32_t> both;
     for (uint32_t x : m.Neighbors(a)) both.insert(x);
@@ -167,6 +178,34 @@ TEST(InterferenceGraphTest, MatrixAndSparseRowsAgreeThroughMerges) {
     ASSERT_THAT(walked_m, ::testing::ElementsAreArray(both)) << a;
     ASSERT_THAT(walked_r, ::testing::ElementsAreArray(both)) << a;
   }
+}
+
+// A NodeSet holds what a std::set holds through inserts and erases spread
+// over many words, walks it in order and names its nonzero words.
+TEST(InterferenceGraphTest, NodeSetIsASet) {
+  NodeSet s;
+  s.Reset(1000);
+  std::set<uint32_t> want;
+  uint64_t seed = 11;
+  for (int k = 0; k < 5000; ++k) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    const uint32_t n = static_cast<uint32_t>(seed >> 33) % 1000;
+    const bool insert = (seed >> 20) % 3 != 0;
+    ASSERT_EQ(s.Contains(n), want.count(n) == 1) << n;
+    ASSERT_EQ(insert ? s.Insert(n) : s.Erase(n), insert ? want.insert(n).second : want.erase(n) == 1) << n;
+    if (k % 500 == 499) {
+      std::vector<uint32_t> walked;
+      s.ForEach([&](uint32_t x) { walked.push_back(x); });
+      ASSERT_THAT(walked, ::testing::ElementsAreArray(want));
+      std::set<uint32_t> words;
+      for (uint32_t x : want) words.insert(x / 64);
+      ASSERT_THAT(s.words(), ::testing::ElementsAreArray(words));
+    }
+  }
+  EXPECT_GT(want.size(), 300u);
+  s.Clear();
+  for (uint32_t n = 0; n < 1000; ++n) ASSERT_FALSE(s.Contains(n)) << n;
+  EXPECT_TRUE(s.words().empty());
 }
 
 // A graph kept between builds (as the allocator keeps it between rounds and

@@ -88,58 +88,74 @@ bool InterferenceGraph::SetSparseBitElsewhere(uint32_t a, uint32_t b) {
   return true;
 }
 
-void InterferenceGraph::AddEdges(uint32_t a, const uint32_t* begin, const uint32_t* end, uint32_t skip) {
+void InterferenceGraph::AddEdges(uint32_t a, const NodeSet& to, uint32_t skip) {
+  const uint32_t ka = a >> 6;
+  const uint64_t bit_a = uint64_t{1} << (a & 63);
+  // The word of `to` at `index` without a and skip.
+  auto wanted = [&](uint32_t index) {
+    uint64_t bits = to.word(index);
+    if (index == ka) bits &= ~bit_a;
+    if (index == skip >> 6) bits &= ~(uint64_t{1} << (skip & 63));
+    return bits;
+  };
   if (words_ > 0) {
-    // AddEdge for each, with a's row and degree held in registers.
     uint64_t* row_a = &matrix_[a * words_];
     uint64_t* summary_a = &summary_[a * summary_words_];
-    const uint32_t ka = a >> 6;
-    const uint64_t bit_a = uint64_t{1} << (a & 63);
     const size_t summary_ka = ka >> 6;
     const uint64_t summary_bit_a = uint64_t{1} << (ka & 63);
     int32_t added = 0;
-    for (const uint32_t* p = begin; p != end; ++p) {
-      const uint32_t b = *p;
-      const uint32_t kb = b >> 6;
-      const uint64_t bit_b = uint64_t{1} << (b & 63);
-      if (b == a || b == skip || (row_a[kb] & bit_b) != 0) continue;
-      row_a[kb] |= bit_b;
-      ++added;
-      summary_a[kb >> 6] |= uint64_t{1} << (kb & 63);
-      uint64_t& word = matrix_[b * words_ + ka];
-      if ((word & bit_a) != 0) continue;
-      word |= bit_a;
-      ++degree_[b];
-      summary_[b * summary_words_ + summary_ka] |= summary_bit_a;
+    for (uint32_t index : to.words()) {
+      const uint64_t fresh = wanted(index) & ~row_a[index];
+      if (fresh == 0) continue;
+      row_a[index] |= fresh;
+      added += __builtin_popcountll(fresh);
+      summary_a[index >> 6] |= uint64_t{1} << (index & 63);
+      for (uint64_t bits = fresh; bits != 0; bits &= bits - 1) {
+        const uint32_t b = index * 64 + static_cast<uint32_t>(__builtin_ctzll(bits));
+        uint64_t& word = matrix_[b * words_ + ka];
+        if ((word & bit_a) != 0) continue;
+        word |= bit_a;
+        ++degree_[b];
+        summary_[b * summary_words_ + summary_ka] |= summary_bit_a;
+      }
     }
     degree_[a] += added;
     edges_ += added;
     return;
   }
-  // Row a merged with the new bits in one pass; each other row gets its bit
-  // (mostly at its end: see SetSparseBit).
+  // Each word's new bits go to the other rows (mostly at their ends: see
+  // SetSparseBit), then into a's row: appended where they pass its end (a
+  // def's first batch), else merged in one pass.
   std::vector<Word>& row = sparse_[a];
+  const size_t old_size = row.size();
   merged_.clear();
   size_t i = 0;
-  bool grew = false;
-  for (const uint32_t* b = begin; b != end; ++b) {
-    if (*b == a || *b == skip || !SetSparseBit(*b, a)) continue;
-    ++edges_;
-    ++degree_[a];
-    grew = true;
-    const uint32_t index = *b >> 6;
-    const uint64_t bit = uint64_t{1} << (*b & 63);
-    while (i < row.size() && row[i].index < index) merged_.push_back(row[i++]);
-    if (!merged_.empty() && merged_.back().index == index) {
-      merged_.back().set_bits(merged_.back().bits() | bit);
-    } else if (i < row.size() && row[i].index == index) {
-      merged_.push_back(Word(index, row[i++].bits() | bit));
+  for (uint32_t index : to.words()) {
+    while (i < old_size && row[i].index < index) ++i;
+    const bool had = i < old_size && row[i].index == index;
+    uint64_t kept = 0;
+    for (uint64_t bits = wanted(index) & ~(had ? row[i].bits() : 0); bits != 0; bits &= bits - 1) {
+      const int bit = __builtin_ctzll(bits);
+      if (SetSparseBit(index * 64 + static_cast<uint32_t>(bit), a)) kept |= uint64_t{1} << bit;
+    }
+    if (kept == 0) continue;
+    const int count = __builtin_popcountll(kept);
+    degree_[a] += count;
+    edges_ += count;
+    if (had) {
+      row[i].set_bits(row[i].bits() | kept);
+    } else if (i == old_size) {
+      row.push_back(Word(index, kept));
     } else {
-      merged_.push_back(Word(index, bit));
+      merged_.push_back(Word(index, kept));  // between a's words: merged below
     }
   }
-  if (!grew) return;
-  merged_.insert(merged_.end(), row.begin() + static_cast<std::ptrdiff_t>(i), row.end());
+  if (merged_.empty()) return;
+  // Rare: words that fall between the row's old words.
+  const size_t added = merged_.size();
+  merged_.insert(merged_.end(), row.begin(), row.end());
+  std::inplace_merge(merged_.begin(), merged_.begin() + static_cast<std::ptrdiff_t>(added), merged_.end(),
+                     [](const Word& x, const Word& y) { return x.index < y.index; });
   row.assign(merged_.begin(), merged_.end());
 }
 

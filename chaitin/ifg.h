@@ -2,9 +2,9 @@
 // bits per node, so that a coalescer can ask whether two nodes interfere and
 // merge one node into another. C2 keeps a triangular half first and squares it
 // up; here the rows are square from the start (each edge in both rows). A def
-// meeting the live nodes adds its edges in one batch (AddEdges, the live
-// nodes in increasing order), which a sparse row merges in one pass; the
-// other rows grow at their ends, as the build walks blocks in layout order.
+// meeting the live nodes adds its edges in one batch (AddEdges from a NodeSet,
+// the live set as words of bits), which a row takes word by word; the other
+// rows grow at their ends, as the build walks blocks in layout order.
 //
 // Two representations of the rows behind one interface, chosen by size at Reset:
 //  - up to kMatrixMaxBytes of n² bits, a square bit matrix: an edge is one bit,
@@ -25,6 +25,7 @@
 //   InterferenceGraph g;          // keep it: buffers are reused between builds
 //   g.Reset(num_nodes);
 //   g.AddEdge(a, b);              // duplicates and self-edges are dropped
+//   g.AddEdges(a, live, skip);    // a to each node of a NodeSet but skip
 //   g.Finish();
 //   if (!g.Interferes(a, b)) g.Merge(a, b);   // b's edges now a's; b has none
 //   g.ForEachNeighbor(a, [&](uint32_t m) { ... });   // in increasing order
@@ -44,6 +45,63 @@
 
 namespace regalloc {
 
+// A set of node ids as 64-bit words with the list of its nonzero words in
+// increasing order: insert, erase and test are a bit each (and, when a word
+// fills or empties, an update of the short list), and a walk reads only the
+// nonzero words. The build's live set: a few hundred nodes live at once, in a
+// few dozen words (the long-lived nodes' low ids and the block's own).
+class NodeSet {
+ public:
+  // Empties the set and sizes it for ids below `num_nodes`.
+  void Reset(int num_nodes) {
+    Clear();
+    bits_.assign((static_cast<size_t>(num_nodes) + 63) / 64, 0);
+  }
+  bool Contains(uint32_t n) const { return (bits_[n >> 6] >> (n & 63)) & 1; }
+  // Adds n; false if it was there.
+  bool Insert(uint32_t n) {
+    uint64_t& word = bits_[n >> 6];
+    const uint64_t bit = uint64_t{1} << (n & 63);
+    if (word & bit) return false;
+    if (word == 0) {
+      const uint32_t index = n >> 6;
+      words_.insert(std::lower_bound(words_.begin(), words_.end(), index), index);
+    }
+    word |= bit;
+    return true;
+  }
+  // Removes n; false if it was not there.
+  bool Erase(uint32_t n) {
+    uint64_t& word = bits_[n >> 6];
+    const uint64_t bit = uint64_t{1} << (n & 63);
+    if (!(word & bit)) return false;
+    word &= ~bit;
+    if (word == 0) words_.erase(std::lower_bound(words_.begin(), words_.end(), n >> 6));
+    return true;
+  }
+  void Clear() {
+    for (uint32_t index : words_) bits_[index] = 0;
+    words_.clear();
+  }
+  // The nonzero words' indices, increasing, and a word's bits (ids
+  // index*64 .. index*64+63).
+  const std::vector<uint32_t>& words() const { return words_; }
+  uint64_t word(uint32_t index) const { return bits_[index]; }
+  // Calls f(n) for each n in increasing order; f must not change the set.
+  template <typename F>
+  void ForEach(F&& f) const {
+    for (uint32_t index : words_) {
+      for (uint64_t bits = bits_[index]; bits != 0; bits &= bits - 1) {
+        f(index * 64 + static_cast<uint32_t>(__builtin_ctzll(bits)));
+      }
+    }
+  }
+
+ private:
+  std::vector<uint64_t> bits_;
+  std::vector<uint32_t> words_;
+};
+
 class InterferenceGraph {
  public:
   // The bit matrix's largest size (n²/8 bytes: about 2,900 nodes); larger
@@ -62,10 +120,10 @@ class InterferenceGraph {
     SetBit(b, a);
     ++edges_;
   }
-  // Records the edges from `a` to each node of [begin, end), sorted
-  // ascending, but `skip` (before Finish or after). The same as AddEdge for
-  // each, but a sparse row takes them in one ordered pass.
-  void AddEdges(uint32_t a, const uint32_t* begin, const uint32_t* end, uint32_t skip);
+  // Records the edges from `a` to each node of `to` but `skip` (and a
+  // itself), before Finish or after. The same as AddEdge for each, but a's
+  // row takes them a word at a time.
+  void AddEdges(uint32_t a, const NodeSet& to, uint32_t skip);
   // Ends the build. Edges may still be added. (Sparse rows are kept sorted
   // and matrix rows' summaries as bits are set: nothing is left to do.)
   void Finish() {}
