@@ -91,6 +91,11 @@ struct Buffers {
   std::vector<uint32_t> color_by_score;
   std::vector<double> color_score;
   std::vector<uint8_t> color_colored;
+  std::vector<uint64_t> color_alive_bits;      // by node, a bit each: not merged into another
+  std::vector<uint64_t> color_unremoved_bits;  // still in the simplify graph
+  std::vector<uint64_t> color_colored_bits;
+  std::vector<uint8_t> color_uniform;          // by class: every neighbour takes one register
+  std::vector<uint8_t> color_present;          // by bank and cover key
   std::vector<std::pair<uint32_t, uint32_t>> color_copy_pairs;  // (node, partner), both ways
   std::vector<double> color_copy_weight;
   std::vector<uint32_t> color_copy_pairs_at;
@@ -1153,6 +1158,35 @@ absl::Status Chaitin::Color(std::vector<uint32_t>& spilled) {
   std::vector<uint32_t>& key = buf_.color_key;
   key.resize(nn);
   for (uint32_t n = 0; n < nn; ++n) key[n] = CoverKey(n);
+  // Bit sets over the nodes, so that a walk of a row visits only the
+  // neighbours it acts on (ForEachNeighborIn).
+  const size_t bit_words = (static_cast<size_t>(g_.num_nodes()) + 63) / 64;
+  std::vector<uint64_t>& alive = buf_.color_alive_bits;
+  std::vector<uint64_t>& unremoved = buf_.color_unremoved_bits;
+  std::vector<uint64_t>& colored_bits = buf_.color_colored_bits;
+  alive.assign(bit_words, 0);
+  unremoved.assign(bit_words, 0);
+  colored_bits.assign(bit_words, 0);
+  auto set_bit = [](std::vector<uint64_t>& bits, uint32_t n) { bits[n >> 6] |= uint64_t{1} << (n & 63); };
+  // A class is uniform where every live range of its bank takes exactly one
+  // of its registers (x86-64 values next to each other): a node's effective
+  // degree is then its count of live neighbours, a popcount per row word.
+  const int nbanks = t_.num_banks();
+  std::vector<uint8_t>& present = buf_.color_present;
+  present.assign(static_cast<size_t>(nbanks) * keys, 0);
+  for (uint32_t n = 0; n < nn; ++n) {
+    if (alias_[n] != n) continue;
+    set_bit(alive, n);
+    present[t_.Class(cls_[n]).bank * keys + key[n]] = 1;
+  }
+  std::vector<uint8_t>& uniform = buf_.color_uniform;
+  uniform.assign(t_.num_classes(), 1);
+  for (int c = 0; c < t_.num_classes(); ++c) {
+    const uint8_t* in_bank = &present[t_.Class(RegClass(c)).bank * keys];
+    for (uint32_t x = 0; x < keys; ++x) {
+      if (in_bank[x] && cover_[c * keys + x] != 1) uniform[c] = 0;
+    }
+  }
   for (uint32_t n = 0; n < nn; ++n) {
     if (alias_[n] != n || precolored_[n]) {
       removed[n] = 1;
@@ -1165,12 +1199,15 @@ absl::Status Chaitin::Color(std::vector<uint32_t>& spilled) {
       spilled.push_back(n);
       continue;
     }
-    const int* cover = &cover_[cls_[n].index() * keys];
     int d = 0;
-    g_.ForEachNeighbor(n, [&](uint32_t m) {
-      if (alias_[m] == m) d += cover[key[m]];
-    });
+    if (uniform[cls_[n].index()]) {
+      d = g_.CountNeighborsIn(n, alive.data());
+    } else {
+      const int* cover = &cover_[cls_[n].index() * keys];
+      g_.ForEachNeighborIn(n, alive.data(), [&](uint32_t m) { d += cover[key[m]]; });
+    }
     degree[n] = d;
+    set_bit(unremoved, n);
     remaining.push_back(n);
   }
   for (uint32_t n : remaining) {
@@ -1188,10 +1225,10 @@ absl::Status Chaitin::Color(std::vector<uint32_t>& spilled) {
   size_t next_by_score = 0;
   auto take = [&](uint32_t n) {
     removed[n] = 1;
+    unremoved[n >> 6] &= ~(uint64_t{1} << (n & 63));
     --left;
     const int* cover = &cover_[key[n]];
-    g_.ForEachNeighbor(n, [&](uint32_t m) {
-      if (removed[m]) return;
+    g_.ForEachNeighborIn(n, unremoved.data(), [&](uint32_t m) {
       degree[m] -= cover[cls_[m].index() * keys];
       if (!on_low[m] && degree[m] < k[m]) {
         low.push_back(m);
@@ -1232,6 +1269,7 @@ absl::Status Chaitin::Color(std::vector<uint32_t>& spilled) {
   for (uint32_t n = 0; n < nn; ++n) {
     if (!precolored_[n] || alias_[n] != n) continue;
     colored[n] = 1;
+    set_bit(colored_bits, n);
     uint32_t clash = kNoNode;
     g_.ForEachNeighbor(n, [&](uint32_t m) {
       if (alias_[m] == m && precolored_[m] && t_.Units(color_[m]).Intersects(t_.Units(color_[n]))) clash = m;
@@ -1255,9 +1293,7 @@ absl::Status Chaitin::Color(std::vector<uint32_t>& spilled) {
   for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
     uint32_t n = *it;
     UnitSet taken;
-    g_.ForEachNeighbor(n, [&](uint32_t m) {
-      if (colored[m]) taken |= t_.Units(color_[m]);
-    });
+    g_.ForEachNeighborIn(n, colored_bits.data(), [&](uint32_t m) { taken |= t_.Units(color_[m]); });
     PReg pick;
     // Biased coloring (C2's copy bias): the register of a colored partner
     // (a copy's other side, an edge's argument or parameter, a fixed
@@ -1296,6 +1332,7 @@ absl::Status Chaitin::Color(std::vector<uint32_t>& spilled) {
     }
     color_[n] = pick;
     colored[n] = 1;
+    set_bit(colored_bits, n);
   }
   return absl::OkStatus();
 }

@@ -148,6 +148,34 @@ class InterferenceGraph {
       if (!VisitBits(w.index, w.bits(), f)) return;
     }
   }
+  // The same for the entries m of a's row whose bit is set in `keep` (a dense
+  // bit set over node ids: bit m of keep[m / 64]): the others cost nothing.
+  template <typename F>
+  void ForEachNeighborIn(uint32_t a, const uint64_t* keep, F&& f) const {
+    if (words_ > 0) {
+      const uint64_t* row = &matrix_[a * words_];
+      ForEachSummaryWord(&summary_[a * summary_words_], nullptr,
+                         [&](size_t k) { return VisitBits(k, row[k] & keep[k], f); });
+      return;
+    }
+    for (const Word& w : sparse_[a]) {
+      if (!VisitBits(w.index, w.bits() & keep[w.index], f)) return;
+    }
+  }
+  // How many entries of a's row have their bit set in `keep` (as above).
+  int CountNeighborsIn(uint32_t a, const uint64_t* keep) const {
+    int count = 0;
+    if (words_ > 0) {
+      const uint64_t* row = &matrix_[a * words_];
+      ForEachSummaryWord(&summary_[a * summary_words_], nullptr, [&](size_t k) {
+        count += __builtin_popcountll(row[k] & keep[k]);
+        return true;
+      });
+      return count;
+    }
+    for (const Word& w : sparse_[a]) count += __builtin_popcountll(w.bits() & keep[w.index]);
+    return count;
+  }
   // Calls f(m) once for each m in a's row or b's row, in increasing order; f
   // as above.
   template <typename F>
