@@ -63,24 +63,34 @@ bool InterferenceGraph::Bit(uint32_t a, uint32_t b) const {
 bool InterferenceGraph::SetSparseBitElsewhere(uint32_t a, uint32_t b) {
   // Not the last word (SetSparseBit tried it). Rows grow mostly at their end
   // (the build walks blocks in layout order, and ids follow it): try past it
-  // and next to it before searching.
+  // and next to it before searching. A new word is written whole, never read
+  // back (a read of the 8 bits bytes across the two stores that wrote them
+  // stalls store forwarding).
   std::vector<Word>& row = sparse_[a];
   const uint32_t index = b >> 6;
-  Word* word;
+  const uint64_t bit = uint64_t{1} << (b & 63);
   const size_t n = row.size();
+  Word* word;
   if (n == 0 || row.back().index < index) {
-    row.push_back(Word(index, 0));
-    word = &row.back();
-  } else if (n >= 2 && row[n - 2].index == index) {  // a block's defs cross a word boundary
+    row.push_back(Word(index, bit));
+    ++degree_[a];
+    return true;
+  }
+  if (n >= 2 && row[n - 2].index == index) {  // a block's defs cross a word boundary
     word = &row[n - 2];
   } else if (n >= 2 && row[n - 2].index < index) {
-    word = &*row.insert(row.end() - 1, Word(index, 0));
+    row.insert(row.end() - 1, Word(index, bit));
+    ++degree_[a];
+    return true;
   } else {
     auto it = WordAtOrAfter(row, index);
-    if (it->index != index) it = row.insert(it, Word(index, 0));
+    if (it->index != index) {
+      row.insert(it, Word(index, bit));
+      ++degree_[a];
+      return true;
+    }
     word = &*it;
   }
-  const uint64_t bit = uint64_t{1} << (b & 63);
   const uint64_t bits = word->bits();
   if (bits & bit) return false;
   word->set_bits(bits | bit);
@@ -108,7 +118,7 @@ void InterferenceGraph::AddEdges(uint32_t a, const NodeSet& to, uint32_t skip) {
       const uint64_t fresh = wanted(index) & ~row_a[index];
       if (fresh == 0) continue;
       row_a[index] |= fresh;
-      added += __builtin_popcountll(fresh);
+      added += BitSet256::PopCount(fresh);
       summary_a[index >> 6] |= uint64_t{1} << (index & 63);
       for (uint64_t bits = fresh; bits != 0; bits &= bits - 1) {
         const uint32_t b = index * 64 + static_cast<uint32_t>(__builtin_ctzll(bits));
@@ -139,7 +149,7 @@ void InterferenceGraph::AddEdges(uint32_t a, const NodeSet& to, uint32_t skip) {
       if (SetSparseBit(index * 64 + static_cast<uint32_t>(bit), a)) kept |= uint64_t{1} << bit;
     }
     if (kept == 0) continue;
-    const int count = __builtin_popcountll(kept);
+    const int count = BitSet256::PopCount(kept);
     degree_[a] += count;
     edges_ += count;
     if (had) {
@@ -151,12 +161,18 @@ void InterferenceGraph::AddEdges(uint32_t a, const NodeSet& to, uint32_t skip) {
     }
   }
   if (merged_.empty()) return;
-  // Rare: words that fall between the row's old words.
-  const size_t added = merged_.size();
-  merged_.insert(merged_.end(), row.begin(), row.end());
-  std::inplace_merge(merged_.begin(), merged_.begin() + static_cast<std::ptrdiff_t>(added), merged_.end(),
-                     [](const Word& x, const Word& y) { return x.index < y.index; });
-  row.assign(merged_.begin(), merged_.end());
+  // Words that fall before or between the row's words (a value defined in
+  // a block, whose row got the later defs of the block first, meets the
+  // long-lived values): the two sorted lists merged from the back, in place.
+  size_t from = row.size(), extra = merged_.size();
+  row.resize(from + extra);
+  for (size_t to = row.size(); extra > 0;) {
+    if (from > 0 && row[from - 1].index > merged_[extra - 1].index) {
+      row[--to] = row[--from];
+    } else {
+      row[--to] = merged_[--extra];
+    }
+  }
 }
 
 void InterferenceGraph::ClearBit(uint32_t a, uint32_t b) {
@@ -225,7 +241,7 @@ void InterferenceGraph::Merge(uint32_t a, uint32_t b) {
     uint64_t* summary_a = &summary_[a * summary_words_];
     uint64_t* summary_b = &summary_[b * summary_words_];
     ForEachSummaryWord(summary_b, nullptr, [&](size_t k) {
-      degree_[a] += __builtin_popcountll(row_b[k] & ~row_a[k]);
+      degree_[a] += BitSet256::PopCount(row_b[k] & ~row_a[k]);
       row_a[k] |= row_b[k];
       row_b[k] = 0;
       return true;
@@ -243,10 +259,10 @@ void InterferenceGraph::Merge(uint32_t a, uint32_t b) {
       if (j == y.size() || (i < x.size() && x[i].index < y[j].index)) {
         merged_.push_back(x[i++]);
       } else if (i == x.size() || y[j].index < x[i].index) {
-        degree_[a] += __builtin_popcountll(y[j].bits());
+        degree_[a] += BitSet256::PopCount(y[j].bits());
         merged_.push_back(y[j++]);
       } else {
-        degree_[a] += __builtin_popcountll(y[j].bits() & ~x[i].bits());
+        degree_[a] += BitSet256::PopCount(y[j].bits() & ~x[i].bits());
         merged_.push_back(Word(x[i].index, x[i].bits() | y[j].bits()));
         ++i;
         ++j;

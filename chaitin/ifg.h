@@ -43,6 +43,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "base/bitset.h"
+
 namespace regalloc {
 
 // A set of node ids as 64-bit words with the list of its nonzero words in
@@ -168,12 +170,12 @@ class InterferenceGraph {
     if (words_ > 0) {
       const uint64_t* row = &matrix_[a * words_];
       ForEachSummaryWord(&summary_[a * summary_words_], nullptr, [&](size_t k) {
-        count += __builtin_popcountll(row[k] & keep[k]);
+        count += BitSet256::PopCount(row[k] & keep[k]);
         return true;
       });
       return count;
     }
-    for (const Word& w : sparse_[a]) count += __builtin_popcountll(w.bits() & keep[w.index]);
+    for (const Word& w : sparse_[a]) count += BitSet256::PopCount(w.bits() & keep[w.index]);
     return count;
   }
   // Calls f(m) once for each m in a's row or b's row, in increasing order; f
