@@ -77,6 +77,7 @@ struct Buffers {
   std::vector<int> rewrite_stack_uses_seen;
   std::vector<uint32_t> build_graph_node_of_root;
   std::vector<NodeSet> build_graph_live;  // by bank
+  std::vector<std::pair<uint8_t, uint8_t>> build_graph_bank_weight;  // by node
   std::vector<int> build_graph_pressure;
   std::vector<int> build_graph_inst_max;
   std::vector<Inst> rematerialize_constant_arguments_consts;
@@ -789,20 +790,27 @@ absl::Status Chaitin::BuildGraph() {
   std::vector<int>& inst_max = buf_.build_graph_inst_max;  // the instruction being walked's most live
   inst_max.assign(nbanks, 0);
   double time = 0;
-  auto bank_of = [&](uint32_t n) { return t_.Class(cls_[n]).bank; };
+  // Each node's bank and bank slots, at hand (the walk asks for them at each
+  // live-out value of each block).
+  std::vector<std::pair<uint8_t, uint8_t>>& bank_weight = buf_.build_graph_bank_weight;
+  bank_weight.resize(nn);
+  for (uint32_t n = 0; n < nn; ++n) {
+    const RegClassInfo& c = t_.Class(cls_[n]);
+    bank_weight[n] = {static_cast<uint8_t>(c.bank), static_cast<uint8_t>(c.pressure_weight)};
+  }
+  auto bank_of = [&](uint32_t n) { return bank_weight[n].first; };
   auto add = [&](uint32_t n) {
     if (n == kNoNode) return;
-    const RegClassInfo& c = t_.Class(cls_[n]);
-    if (!live[c.bank].Insert(n)) return;
+    const auto [bank, weight] = bank_weight[n];
+    if (!live[bank].Insert(n)) return;
     enter_[n] = time;
-    pressure[c.bank] += c.pressure_weight;
-    if (block_max != nullptr) block_max[c.bank] = std::max(block_max[c.bank], pressure[c.bank]);
-    inst_max[c.bank] = std::max(inst_max[c.bank], pressure[c.bank]);
+    pressure[bank] += weight;
+    if (block_max != nullptr) block_max[bank] = std::max(block_max[bank], pressure[bank]);
+    inst_max[bank] = std::max(inst_max[bank], pressure[bank]);
   };
   // n's live range ends here (the walk's `time`): its area and pressure.
   auto leave = [&](uint32_t n) {
-    const RegClassInfo& c = t_.Class(cls_[n]);
-    pressure[c.bank] -= c.pressure_weight;
+    pressure[bank_weight[n].first] -= bank_weight[n].second;
     area_[n] += time - enter_[n];
   };
   auto remove = [&](uint32_t n) {
