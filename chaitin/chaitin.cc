@@ -81,6 +81,7 @@ struct Buffers {
   std::vector<int> build_graph_pressure;
   std::vector<int> build_graph_inst_max;
   std::vector<Inst> rematerialize_constant_arguments_consts;
+  NodeSet add_constant_node_meets;
   std::vector<uint8_t> color_removed;
   std::vector<uint8_t> color_on_low;
   std::vector<int> color_degree;
@@ -977,6 +978,7 @@ void Chaitin::AggressiveCoalesce() {
 // Returns how many arguments it replaced.
 int Chaitin::RematerializeConstantArguments() {
   int made = 0;
+  buf_.add_constant_node_meets.Reset(g_.num_nodes());
   for (Block b : f_.layout()) {
     std::vector<Inst>& insts = f_.block(b).insts;
     if (insts.empty()) continue;
@@ -1020,15 +1022,20 @@ void Chaitin::AddConstantNode(Block b, Inst branch, Value v, uint32_t of, Positi
   cost_[n] = 3 * w;  // a def and a use
   area_[n] = w;
   node_temp_[n] = 0;
+  // The nodes it meets, gathered and added in one batch (the new row in
+  // order, not an insertion per live-out value).
+  NodeSet& meets = buf_.add_constant_node_meets;  // sized by RematerializeConstantArguments
   auto edge = [&](Value x) {
     const uint32_t m = NodeOf(x);
-    if (m != kNoNode && m != n && t_.Class(cls_[m]).bank == t_.Class(cls_[n]).bank) g_.AddEdge(n, m);
+    if (m != kNoNode && m != n && t_.Class(cls_[m]).bank == t_.Class(cls_[n]).bank) meets.Insert(m);
   };
   for (Value x : sets_.LiveOut(b)) edge(x);
   const InstData& d = f_.inst(branch);
   for (const Operand& op : f_.operands(branch)) {
     if (op.IsUse() || (read_at == Position::kLate && op.position() == Position::kEarly)) edge(op.value());
   }
+  g_.AddEdges(n, meets, n);
+  meets.Clear();
   if (read_at == Position::kLate && d.clobbers >= 0) {
     for (PReg r : f_.clobber_set(d.clobbers)) clobbered_[n] |= t_.Aliases(r);
     mask_[n].Subtract(clobbered_[n]);
