@@ -168,6 +168,29 @@ TEST(InterferenceGraphTest, MatrixAndSparseRowsAgreeThroughMerges) {
   EXPECT_EQ(m.num_edges(), ends / 2);
   EXPECT_EQ(r.num_edges(), ends / 2);
   EXPECT_EQ(one.num_edges(), ends / 2);
+  // Walks restricted to a bit set of nodes (what simplify and select walk)
+  // see a row's entries in the set, and count them.
+  std::vector<uint64_t> keep((kNodes + 63) / 64, 0);
+  for (uint32_t n = 0; n < kNodes; ++n) {
+    if (next() % 3 != 0) keep[n / 64] |= uint64_t{1} << (n % 64);
+  }
+  int kept_entries = 0, all_entries = 0;
+  for (uint32_t n = 0; n < kNodes; ++n) {
+    all_entries += m.Degree(n);
+    std::vector<uint32_t> want;
+    for (uint32_t x : m.Neighbors(n)) {
+      if ((keep[x / 64] >> (x % 64)) & 1) want.push_back(x);
+    }
+    kept_entries += static_cast<int>(want.size());
+    for (const InterferenceGraph* g : {&m, &r}) {
+      std::vector<uint32_t> walked;
+      g->ForEachNeighborIn(n, keep.data(), [&](uint32_t x) { walked.push_back(x); });
+      ASSERT_THAT(walked, ::testing::ElementsAreArray(want)) << "node " << n;
+      ASSERT_EQ(g->CountNeighborsIn(n, keep.data()), static_cast<int>(want.size())) << "node " << n;
+    }
+  }
+  EXPECT_GT(kept_entries, 0);
+  EXPECT_LT(kept_entries, all_entries);  // the set left some out
   for (uint32_t a = 0; a + 1 < kNodes; a += 7) {
     std::set<uint32_t> both;
     for (uint32_t x : m.Neighbors(a)) both.insert(x);
