@@ -9,10 +9,31 @@
 namespace regalloc {
 namespace {
 
-// out = a ∪ b, all sorted.
-void Union(const std::vector<uint32_t>& a, const std::vector<uint32_t>& b, std::vector<uint32_t>& out) {
-  out.clear();
-  std::set_union(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
+// out = a ∪ b, all sorted: a merge written through a pointer (a push per
+// element cost a third of the fixpoint), with branches, not selects: the two
+// sets are mostly equal (a branch's successors), so the equal case predicts
+// well, where a branchless merge waits on each comparison.
+void Union(absl::Span<const uint32_t> a, absl::Span<const uint32_t> b, std::vector<uint32_t>& out) {
+  out.resize(a.size() + b.size());
+  uint32_t* w = out.data();
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    const uint32_t x = a[i], y = b[j];
+    if (x == y) {
+      *w++ = x;
+      ++i;
+      ++j;
+    } else if (x < y) {
+      *w++ = x;
+      ++i;
+    } else {
+      *w++ = y;
+      ++j;
+    }
+  }
+  while (i < a.size()) *w++ = a[i++];
+  while (j < b.size()) *w++ = b[j++];
+  out.resize(static_cast<size_t>(w - out.data()));
 }
 
 }  // namespace
@@ -119,22 +140,47 @@ void LiveSets::ComputeSets(const Function& func) {
   std::vector<uint32_t>& merged = s_.merged;
   std::vector<uint32_t>& next_in = s_.next_in;
   auto live_out = [&](Block b) {
+    absl::Span<const Edge> succs = cfg.succs(b);
+    if (succs.size() == 2) {  // the usual branch: one merge
+      Union(in[succs[0].to.index()], in[succs[1].to.index()], out);
+      return;
+    }
     out.clear();
-    for (const Edge& e : cfg.succs(b)) {
+    for (const Edge& e : succs) {
       Union(out, in[e.to.index()], merged);
       out.swap(merged);
     }
   };
-  Fixpoint(nb, [&](Block b) {
+  // The live-out set: a single successor's live-in as it is, else the union
+  // (in `out`).
+  auto out_of = [&](Block b) -> absl::Span<const uint32_t> {
+    absl::Span<const Edge> succs = cfg.succs(b);
+    if (succs.size() == 1) return in[succs[0].to.index()];
     live_out(b);
-    // in = ue ∪ (out − defs)
+    return out;
+  };
+  Fixpoint(nb, [&](Block b) {
+    absl::Span<const uint32_t> bout = out_of(b);
+    // in = ue ∪ (out − defs) in one pass: defs and ue are a block's few
+    // global values, out the hundreds live across it.
     absl::Span<const uint32_t> bd = defs.Row(b.index());
     absl::Span<const uint32_t> bu = ue.Row(b.index());
-    merged.clear();
-    std::set_difference(out.begin(), out.end(), bd.begin(), bd.end(), std::back_inserter(merged));
-    next_in.clear();
-    std::set_union(merged.begin(), merged.end(), bu.begin(), bu.end(), std::back_inserter(next_in));
-    if (next_in == in[b.index()]) return false;
+    next_in.resize(bout.size() + bu.size());
+    uint32_t* w = next_in.data();
+    size_t j = 0, k = 0;
+    for (uint32_t x : bout) {
+      while (j < bd.size() && bd[j] < x) ++j;
+      if (j < bd.size() && bd[j] == x) continue;
+      while (k < bu.size() && bu[k] < x) *w++ = bu[k++];
+      if (k < bu.size() && bu[k] == x) ++k;
+      *w++ = x;
+    }
+    while (k < bu.size()) *w++ = bu[k++];
+    next_in.resize(static_cast<size_t>(w - next_in.data()));
+    // A set only grows from visit to visit (it is a monotone function of its
+    // successors' sets, which only grow), so an unchanged size is an
+    // unchanged set.
+    if (next_in.size() == in[b.index()].size()) return false;
     in[b.index()].assign(next_in.begin(), next_in.end());  // not swap: each row keeps only its own capacity
     return true;
   });
@@ -143,10 +189,7 @@ void LiveSets::ComputeSets(const Function& func) {
       nb, [&](size_t b) { return in[b].size(); },
       [&](size_t b) {
         absl::Span<const Edge> succs = cfg.succs(Block(static_cast<uint32_t>(b)));
-        if (succs.size() != 2) {
-          live_out(Block(static_cast<uint32_t>(b)));
-          return out.size();
-        }
+        if (succs.size() != 2) return out_of(Block(static_cast<uint32_t>(b))).size();
         // Two successors (the usual branch): the union's size without making it.
         return UnionSize<uint32_t>(in[succs[0].to.index()], in[succs[1].to.index()]);
       },
@@ -154,12 +197,11 @@ void LiveSets::ComputeSets(const Function& func) {
         for (uint32_t g : in[b]) *row++ = global_value[g];
       },
       [&](size_t b, Value* row) {
-        live_out(Block(static_cast<uint32_t>(b)));
-        for (uint32_t g : out) *row++ = global_value[g];
+        for (uint32_t g : out_of(Block(static_cast<uint32_t>(b)))) *row++ = global_value[g];
       },
       [&](size_t b) {
-        live_out(Block(static_cast<uint32_t>(b)));
-        return out == in[b];
+        absl::Span<const uint32_t> bout = out_of(Block(static_cast<uint32_t>(b)));
+        return std::equal(bout.begin(), bout.end(), in[b].begin(), in[b].end());
       });
 }
 
