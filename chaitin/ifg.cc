@@ -64,8 +64,8 @@ bool InterferenceGraph::SetSparseBitElsewhere(uint32_t a, uint32_t b) {
   // Not the last word (SetSparseBit tried it). Rows grow mostly at their end
   // (the build walks blocks in layout order, and ids follow it): try past it
   // and next to it before searching. A new word is written whole, never read
-  // back (a read of the 8 bits bytes across the two stores that wrote them
-  // stalls store forwarding).
+  // back (reading its 8 bytes of bits across the two 4-byte stores that wrote
+  // them stalls store forwarding).
   std::vector<Word>& row = sparse_[a];
   const uint32_t index = b >> 6;
   const uint64_t bit = uint64_t{1} << (b & 63);
