@@ -59,8 +59,11 @@ for target in x86_64 aarch64; do
     case "$ra" in *.fp.ra) fp=(--frame_pointer) ;; esac
     for p in ssa lsra; do
       log=$("$pipeline" --target=$target "${fp[@]}" --in="$ra" --pipeline=$p 2>&1)
-      if [ $? -ne 0 ] || ! echo "$log" | grep -Eq '^%[^ ]+ .* ok$'; then
-        fail "$target $(basename "$ra") --pipeline=$p: $(echo "$log" | tail -3)"
+      rc=$?
+      if [ $rc -ne 0 ] || ! echo "$log" | grep -Eq '^%[^ ]+ .* ok$'; then
+        # The exit status says which: 1 a failed function, 2 an error, above
+        # 128 a signal (the flake below printed an ok table and still failed).
+        fail "$target $(basename "$ra") --pipeline=$p (exit status $rc): $(echo "$log" | tail -3)"
       fi
     done
   done
