@@ -78,6 +78,8 @@ struct Buffers {
   std::vector<uint32_t> build_graph_node_of_root;
   std::vector<NodeSet> build_graph_live;  // by bank
   std::vector<std::pair<uint8_t, uint8_t>> build_graph_bank_weight;  // by node
+  std::vector<uint32_t> build_graph_stamp;
+  std::vector<uint32_t> build_graph_stale;
   std::vector<int> build_graph_pressure;
   std::vector<int> build_graph_inst_max;
   std::vector<Inst> rematerialize_constant_arguments_consts;
@@ -817,6 +819,9 @@ absl::Status Chaitin::BuildGraph() {
   auto remove = [&](uint32_t n) {
     if (n != kNoNode && live[bank_of(n)].Erase(n)) leave(n);
   };
+  std::vector<uint32_t>& stamp = buf_.build_graph_stamp;  // by node: the last block whose live-out set held it
+  stamp.assign(nn, kNoNode);
+  std::vector<uint32_t>& stale = buf_.build_graph_stale;
   // An edge between two nodes of one bank.
   auto edge = [&](uint32_t n, uint32_t m) {
     if (m != kNoNode && bank_of(n) == bank_of(m)) g_.AddEdge(n, m);
@@ -824,7 +829,22 @@ absl::Status Chaitin::BuildGraph() {
   for (Block b : f_.layout()) {
     const double w = static_cast<double>(weight_[b.index()]);
     block_max = &block_pressure_[b.index() * nbanks];
+    // The live set becomes b's live-out set: what the walk of the block
+    // before left live (its live-in) and b's live-out do not share leaves
+    // (its range ended at the top of that block, this same time); the rest
+    // stays, and the long-lived nodes do not leave and come back at each block.
+    for (Value v : sets_.LiveOut(b)) {
+      if (node_of_[v.index()] != kNoNode) stamp[node_of_[v.index()]] = b.index();
+    }
+    for (NodeSet& l : live) {
+      stale.clear();
+      l.ForEach([&](uint32_t n) {
+        if (stamp[n] != b.index()) stale.push_back(n);
+      });
+      for (uint32_t n : stale) remove(n);
+    }
     for (Value v : sets_.LiveOut(b)) add(node_of_[v.index()]);
+    for (int k = 0; k < nbanks; ++k) block_max[k] = std::max(block_max[k], pressure[k]);
     const std::vector<Inst>& insts = f_.block(b).insts;
     for (auto it = insts.rbegin(); it != insts.rend(); ++it) {
       Inst i = *it;
@@ -898,10 +918,10 @@ absl::Status Chaitin::BuildGraph() {
       cost_[n] += w;
     }
     for (const Operand& p : params) remove(node_of_[p.value().index()]);
-    for (NodeSet& l : live) {
-      l.ForEach(leave);
-      l.Clear();
-    }
+  }
+  for (NodeSet& l : live) {
+    l.ForEach(leave);
+    l.Clear();
   }
   g_.Finish();
   for (uint32_t n = 0; n < nn; ++n) {
