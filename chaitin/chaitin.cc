@@ -84,7 +84,6 @@ struct Buffers {
   std::vector<int> build_graph_inst_max;
   std::vector<Inst> rematerialize_constant_arguments_consts;
   NodeSet add_constant_node_meets;
-  std::vector<uint8_t> color_removed;
   std::vector<uint8_t> color_on_low;
   std::vector<int> color_degree;
   std::vector<int> color_k;
@@ -94,10 +93,9 @@ struct Buffers {
   std::vector<uint32_t> color_remaining;
   std::vector<uint32_t> color_by_score;
   std::vector<double> color_score;
-  std::vector<uint8_t> color_colored;
   std::vector<uint64_t> color_alive_bits;      // by node, a bit each: not merged into another
   std::vector<uint64_t> color_unremoved_bits;  // still in the simplify graph
-  std::vector<uint64_t> color_colored_bits;
+  std::vector<uint64_t> color_colored_bits;    // given a register (precolored or by select)
   std::vector<uint8_t> color_uniform;          // by class: every neighbour takes one register
   std::vector<uint8_t> color_present;          // by bank and cover key
   std::vector<std::pair<uint32_t, uint32_t>> color_copy_pairs;  // (node, partner), both ways
@@ -1172,8 +1170,6 @@ void Chaitin::CopyPartners() {
 // Step 6: simplify (Briggs or Chaitin) and select.
 absl::Status Chaitin::Color(std::vector<uint32_t>& spilled) {
   const uint32_t nn = static_cast<uint32_t>(cls_.size());
-  std::vector<uint8_t>& removed = buf_.color_removed;
-  removed.assign(nn, 0);
   std::vector<uint8_t>& on_low = buf_.color_on_low;
   on_low.assign(nn, 0);
   std::vector<int>& degree = buf_.color_degree;
@@ -1198,11 +1194,15 @@ absl::Status Chaitin::Color(std::vector<uint32_t>& spilled) {
   const size_t bit_words = (static_cast<size_t>(g_.num_nodes()) + 63) / 64;
   std::vector<uint64_t>& alive = buf_.color_alive_bits;
   std::vector<uint64_t>& unremoved = buf_.color_unremoved_bits;
-  std::vector<uint64_t>& colored_bits = buf_.color_colored_bits;
+  std::vector<uint64_t>& colored = buf_.color_colored_bits;
   alive.assign(bit_words, 0);
   unremoved.assign(bit_words, 0);
-  colored_bits.assign(bit_words, 0);
+  colored.assign(bit_words, 0);
   auto set_bit = [](std::vector<uint64_t>& bits, uint32_t n) { bits[n >> 6] |= uint64_t{1} << (n & 63); };
+  auto test_bit = [](const std::vector<uint64_t>& bits, uint32_t n) { return (bits[n >> 6] >> (n & 63)) & 1; };
+  // Removed from the simplify graph: never in it (merged, precolored, no
+  // register left) or taken.
+  auto removed = [&](uint32_t n) { return !test_bit(unremoved, n); };
   // A class is uniform where every live range of its bank takes exactly one
   // of its registers (x86-64 values next to each other): a node's effective
   // degree is then its count of live neighbours, a popcount per row word.
@@ -1223,15 +1223,11 @@ absl::Status Chaitin::Color(std::vector<uint32_t>& spilled) {
     }
   }
   for (uint32_t n = 0; n < nn; ++n) {
-    if (alias_[n] != n || precolored_[n]) {
-      removed[n] = 1;
-      continue;
-    }
+    if (alias_[n] != n || precolored_[n]) continue;
     k[n] = mask_[n].Count();
     if (k[n] == 0) {
       if (node_temp_[n]) return Error(absl::StrCat("a one-instruction live range has no register left: {", Members(n), "}"));
-      removed[n] = 1;  // nothing fits across its calls: spill at once
-      spilled.push_back(n);
+      spilled.push_back(n);  // nothing fits across its calls: spill at once
       continue;
     }
     int d = 0;
@@ -1246,20 +1242,18 @@ absl::Status Chaitin::Color(std::vector<uint32_t>& spilled) {
     remaining.push_back(n);
   }
   for (uint32_t n : remaining) {
-    if (!removed[n] && degree[n] < k[n]) {
+    if (degree[n] < k[n]) {
       low.push_back(n);
       on_low[n] = 1;
     }
   }
-  size_t left = 0;
-  for (uint32_t n : remaining) left += !removed[n];
+  size_t left = remaining.size();
   std::vector<uint32_t>& by_score = buf_.color_by_score;
   by_score.clear();
   std::vector<double>& score = buf_.color_score;
   score.clear();
   size_t next_by_score = 0;
   auto take = [&](uint32_t n) {
-    removed[n] = 1;
     unremoved[n >> 6] &= ~(uint64_t{1} << (n & 63));
     --left;
     const int* cover = &cover_[key[n]];
@@ -1275,7 +1269,7 @@ absl::Status Chaitin::Color(std::vector<uint32_t>& spilled) {
     if (!low.empty()) {
       uint32_t n = low.back();
       low.pop_back();
-      if (removed[n]) continue;
+      if (removed(n)) continue;
       stack.push_back(n);
       if (o_.dump) simplify_log_.push_back({n, 'l'});
       take(n);
@@ -1289,7 +1283,7 @@ absl::Status Chaitin::Color(std::vector<uint32_t>& spilled) {
       for (uint32_t n : remaining) score[n] = Score(cost_[n], area_[n], node_temp_[n]);
       std::stable_sort(by_score.begin(), by_score.end(), [&](uint32_t a, uint32_t b) { return score[a] < score[b]; });
     }
-    while (removed[by_score[next_by_score]]) ++next_by_score;
+    while (removed(by_score[next_by_score])) ++next_by_score;
     uint32_t best = by_score[next_by_score];
     if (o_.optimistic || node_temp_[best]) {
       stack.push_back(best);
@@ -1299,12 +1293,9 @@ absl::Status Chaitin::Color(std::vector<uint32_t>& spilled) {
     if (o_.dump) simplify_log_.push_back({best, o_.optimistic || node_temp_[best] ? 'o' : 's'});
     take(best);
   }
-  std::vector<uint8_t>& colored = buf_.color_colored;
-  colored.assign(nn, 0);
   for (uint32_t n = 0; n < nn; ++n) {
     if (!precolored_[n] || alias_[n] != n) continue;
-    colored[n] = 1;
-    set_bit(colored_bits, n);
+    set_bit(colored, n);
     uint32_t clash = kNoNode;
     g_.ForEachNeighbor(n, [&](uint32_t m) {
       if (alias_[m] == m && precolored_[m] && t_.Units(color_[m]).Intersects(t_.Units(color_[n]))) clash = m;
@@ -1328,7 +1319,7 @@ absl::Status Chaitin::Color(std::vector<uint32_t>& spilled) {
   for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
     uint32_t n = *it;
     UnitSet taken;
-    g_.ForEachNeighborIn(n, colored_bits.data(), [&](uint32_t m) { taken |= t_.Units(color_[m]); });
+    g_.ForEachNeighborIn(n, colored.data(), [&](uint32_t m) { taken |= t_.Units(color_[m]); });
     PReg pick;
     // Biased coloring (C2's copy bias): the register of a colored partner
     // (a copy's other side, an edge's argument or parameter, a fixed
@@ -1339,7 +1330,7 @@ absl::Status Chaitin::Color(std::vector<uint32_t>& spilled) {
     for (uint32_t k = partner_start[n]; k < partner_start[n + 1]; ++k) {
       uint32_t m = partners[k].first;
       while (alias_[m] != m) m = alias_[m];
-      if (!colored[m] || m == n) continue;
+      if (!test_bit(colored, m) || m == n) continue;
       const PReg r = color_[m];
       if (!mask_[n].Contains(r) || taken.Intersects(t_.Units(r))) continue;
       if (bias[r.index()] == 0) touched.push_back(r);
@@ -1366,8 +1357,7 @@ absl::Status Chaitin::Color(std::vector<uint32_t>& spilled) {
       continue;
     }
     color_[n] = pick;
-    colored[n] = 1;
-    set_bit(colored_bits, n);
+    set_bit(colored, n);
   }
   return absl::OkStatus();
 }
