@@ -162,20 +162,30 @@ void LiveSets::ComputeSets(const Function& func) {
   Fixpoint(nb, [&](Block b) {
     absl::Span<const uint32_t> bout = out_of(b);
     // in = ue ∪ (out − defs) in one pass: defs and ue are a block's few
-    // global values, out the hundreds live across it.
+    // global values, out the hundreds live across it, so out is copied in
+    // runs, each ending where the next def or use would fall (a binary search),
+    // not compared element by element.
     absl::Span<const uint32_t> bd = defs.Row(b.index());
     absl::Span<const uint32_t> bu = ue.Row(b.index());
     next_in.resize(bout.size() + bu.size());
     uint32_t* w = next_in.data();
+    const uint32_t* o = bout.data();
+    const uint32_t* const o_end = o + bout.size();
     size_t j = 0, k = 0;
-    for (uint32_t x : bout) {
-      while (j < bd.size() && bd[j] < x) ++j;
-      if (j < bd.size() && bd[j] == x) continue;
-      while (k < bu.size() && bu[k] < x) *w++ = bu[k++];
-      if (k < bu.size() && bu[k] == x) ++k;
-      *w++ = x;
+    while (j < bd.size() || k < bu.size()) {
+      const bool use = k < bu.size() && (j == bd.size() || bu[k] <= bd[j]);
+      const uint32_t key = use ? bu[k] : bd[j];
+      const uint32_t* run_end = std::lower_bound(o, o_end, key);
+      w = std::copy(o, run_end, w);
+      o = run_end;
+      if (o != o_end && *o == key) ++o;  // live out: kept as a use, dropped as a def
+      if (use) {
+        *w++ = key;
+        ++k;
+      }
+      if (j < bd.size() && bd[j] == key) ++j;
     }
-    while (k < bu.size()) *w++ = bu[k++];
+    w = std::copy(o, o_end, w);
     next_in.resize(static_cast<size_t>(w - next_in.data()));
     // A set only grows from visit to visit (it is a monotone function of its
     // successors' sets, which only grow), so an unchanged size is an
