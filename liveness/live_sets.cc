@@ -86,9 +86,14 @@ void LiveSets::ComputeSets(const Function& func) {
   }
 
   // Pass 2: per block, upward-exposed uses and defs of global values, as sorted
-  // global indexes, in flat rows. In SSA a use in the defining block follows the
-  // def, so a use is upward-exposed exactly when the value is defined elsewhere.
+  // keys, in flat rows. In SSA a use in the defining block follows the def, so a
+  // use is upward-exposed exactly when the value is defined elsewhere. The keys
+  // are global indexes where the sets are bit vectors (Pass 3), else value
+  // indexes: a sorted list of those is the result as it is, with no
+  // translation per element (both orders are the same).
   size_t nb = func.num_blocks();
+  const size_t words = (static_cast<size_t>(num_global_) + 63) / 64;
+  const bool dense = nb * words <= dense_max_words_;
   CompressedRows<uint32_t>& ue = s_.ue;
   CompressedRows<uint32_t>& defs = s_.defs;
   ue.Clear();
@@ -101,16 +106,18 @@ void LiveSets::ComputeSets(const Function& func) {
     d.clear();
     if (func.block(b).in_layout) {
       for (const Operand& p : func.block(b).params) {
-        if (global_index_[p.value().index()] >= 0) d.push_back(global_index_[p.value().index()]);
+        const int32_t g = global_index_[p.value().index()];
+        if (g >= 0) d.push_back(dense ? static_cast<uint32_t>(g) : p.value().index());
       }
       for (Inst i : func.block(b).insts) {
         for (const Operand& op : func.operands(i)) {
-          int32_t g = global_index_[op.value().index()];
+          const int32_t g = global_index_[op.value().index()];
           if (g < 0) continue;
+          const uint32_t key = dense ? static_cast<uint32_t>(g) : op.value().index();
           if (op.IsDef()) {
-            d.push_back(g);
+            d.push_back(key);
           } else if (def_block_[op.value().index()] != b) {
-            u.push_back(g);
+            u.push_back(key);
           }
         }
       }
@@ -128,26 +135,39 @@ void LiveSets::ComputeSets(const Function& func) {
   // its predecessors.
   ControlFlowGraph& cfg = s_.cfg;
   cfg.Compute(func);
-  const size_t words = (static_cast<size_t>(num_global_) + 63) / 64;
-  if (nb * words <= dense_max_words_) {
+  if (dense) {
     DenseFixpoint(nb, words);
     return;
   }
-  std::vector<std::vector<uint32_t>>& in = s_.in;
-  if (in.size() < nb) in.resize(nb);
-  for (size_t b = 0; b < nb; ++b) in[b].clear();
+  std::vector<Scratch::InRow>& in_rows = s_.in_rows;
+  in_rows.assign(nb, Scratch::InRow());
+  auto in = [&](size_t b) { return absl::MakeConstSpan(in_rows[b].data, in_rows[b].size); };
+  std::vector<std::vector<uint32_t>>& chunks = s_.in_chunks;
+  for (std::vector<uint32_t>& c : chunks) c.clear();
+  // A set holds at most every global value, so it fits in a chunk.
+  const size_t chunk_size = std::max<size_t>(size_t{1} << 18, num_global_);
+  size_t chunk = 0;
+  auto store = [&](absl::Span<const uint32_t> set) {
+    if (chunk < chunks.size() && chunks[chunk].capacity() - chunks[chunk].size() < set.size()) ++chunk;
+    if (chunk == chunks.size()) chunks.emplace_back();
+    std::vector<uint32_t>& c = chunks[chunk];
+    if (c.capacity() < chunk_size) c.reserve(chunk_size);  // empty here
+    const uint32_t* at = c.data() + c.size();
+    c.insert(c.end(), set.begin(), set.end());
+    return at;
+  };
   std::vector<uint32_t>& out = s_.out;
   std::vector<uint32_t>& merged = s_.merged;
   std::vector<uint32_t>& next_in = s_.next_in;
   auto live_out = [&](Block b) {
     absl::Span<const Edge> succs = cfg.succs(b);
     if (succs.size() == 2) {  // the usual branch: one merge
-      Union(in[succs[0].to.index()], in[succs[1].to.index()], out);
+      Union(in(succs[0].to.index()), in(succs[1].to.index()), out);
       return;
     }
     out.clear();
     for (const Edge& e : succs) {
-      Union(out, in[e.to.index()], merged);
+      Union(out, in(e.to.index()), merged);
       out.swap(merged);
     }
   };
@@ -155,7 +175,7 @@ void LiveSets::ComputeSets(const Function& func) {
   // (in `out`).
   auto out_of = [&](Block b) -> absl::Span<const uint32_t> {
     absl::Span<const Edge> succs = cfg.succs(b);
-    if (succs.size() == 1) return in[succs[0].to.index()];
+    if (succs.size() == 1) return in(succs[0].to.index());
     live_out(b);
     return out;
   };
@@ -190,28 +210,29 @@ void LiveSets::ComputeSets(const Function& func) {
     // A set only grows from visit to visit (it is a monotone function of its
     // successors' sets, which only grow), so an unchanged size is an
     // unchanged set.
-    if (next_in.size() == in[b.index()].size()) return false;
-    in[b.index()].assign(next_in.begin(), next_in.end());  // not swap: each row keeps only its own capacity
+    if (next_in.size() == in_rows[b.index()].size) return false;
+    in_rows[b.index()] = Scratch::InRow{store(next_in), next_in.size()};
     return true;
   });
 
   Flatten(
-      nb, [&](size_t b) { return in[b].size(); },
+      nb, [&](size_t b) { return in_rows[b].size; },
       [&](size_t b) {
         absl::Span<const Edge> succs = cfg.succs(Block(static_cast<uint32_t>(b)));
         if (succs.size() != 2) return out_of(Block(static_cast<uint32_t>(b))).size();
         // Two successors (the usual branch): the union's size without making it.
-        return UnionSize<uint32_t>(in[succs[0].to.index()], in[succs[1].to.index()]);
+        return UnionSize<uint32_t>(in(succs[0].to.index()), in(succs[1].to.index()));
       },
       [&](size_t b, Value* row) {
-        for (uint32_t g : in[b]) *row++ = global_value[g];
+        for (uint32_t v : in(b)) *row++ = Value(v);
       },
       [&](size_t b, Value* row) {
-        for (uint32_t g : out_of(Block(static_cast<uint32_t>(b)))) *row++ = global_value[g];
+        for (uint32_t v : out_of(Block(static_cast<uint32_t>(b)))) *row++ = Value(v);
       },
       [&](size_t b) {
         absl::Span<const uint32_t> bout = out_of(Block(static_cast<uint32_t>(b)));
-        return std::equal(bout.begin(), bout.end(), in[b].begin(), in[b].end());
+        absl::Span<const uint32_t> bin = in(b);
+        return std::equal(bout.begin(), bout.end(), bin.begin(), bin.end());
       });
 }
 
@@ -296,8 +317,9 @@ void LiveSets::Fixpoint(size_t nb, const Visit& visit) {
   }
 }
 
-// The result, translating global indexes back to values (ascending index order
-// is ascending value order, since indexes were given in value order): in_size(b)
+// The result, as values (the bit vectors' global indexes translated back:
+// ascending index order is ascending value order, since indexes were given in
+// value order; the sorted lists hold values already): in_size(b)
 // and out_size(b) say how many values are live into and out of block b (the
 // rows are reserved exactly; out_size is not asked of a block whose edges all
 // go to one successor), in_row(b, row) and out_row(b, row) write them to the

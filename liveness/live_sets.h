@@ -16,7 +16,7 @@
 // Subzero then keeps one bit vector of num_global bits per block; so do these
 // sets while blocks × num_global bits stay within kDenseMaxWords words (a
 // transfer is then a few word operations). Above, they are sorted lists of
-// global indexes: the bit vectors grow quadratically with the function (125k
+// the global values' ids: the bit vectors grow quadratically with the function (125k
 // blocks × 200k globals = 3 GB at a million instructions), while the lists cost
 // what is actually live. The fixpoint iterates a worklist seeded in post-order
 // (either way the same visits); it takes loop-depth + 2 passes on reducible
@@ -103,7 +103,17 @@ class LiveSets {
     std::vector<Value> global_value;
     CompressedRows<uint32_t> ue;
     CompressedRows<uint32_t> defs;
-    std::vector<std::vector<uint32_t>> in;
+    // The sorted lists' live-in sets, block b's at in_rows[b], written one after
+    // another into chunks that are never grown (so a set stays where it is
+    // written); a set that grows is written again (its old place stays,
+    // unused). Not a heap block per set: at a million instructions there were
+    // 140k of them to allocate, scatter and free.
+    struct InRow {
+      const uint32_t* data = nullptr;
+      size_t size = 0;
+    };
+    std::vector<InRow> in_rows;
+    std::vector<std::vector<uint32_t>> in_chunks;
     std::vector<uint64_t> in_bits, out_bits, next_bits;
     ControlFlowGraph cfg;
     std::vector<uint32_t> u, d, out, merged, next_in;
