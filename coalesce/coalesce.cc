@@ -46,7 +46,8 @@ void Coalescer::StartRound() {
   preorder_.assign(f.num_blocks(), 0);
   parent_.resize(n);
   if (members_.size() < n) members_.resize(n);
-  for (std::vector<Value>& m : members_) m.clear();
+  for (uint32_t r : member_roots_) members_[r].clear();  // not every value's: most never join a set
+  member_roots_.clear();
   for (size_t i = 0; i < dom_.preorder().size(); ++i) preorder_[dom_.preorder()[i].index()] = static_cast<int>(i);
   std::iota(parent_.begin(), parent_.end(), 0u);
 }
@@ -98,6 +99,7 @@ void Coalescer::Union(Value ra, Value rb) {
   std::merge(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(merged_),
              [&](Value x, Value y) { return Before(x, y); });
   parent_[rb.index()] = ra.index();
+  if (members_[ra.index()].empty()) member_roots_.push_back(ra.index());
   members_[ra.index()].assign(merged_.begin(), merged_.end());
   members_[rb.index()].clear();
 }
@@ -152,12 +154,19 @@ absl::StatusOr<CoalesceStats> Coalescer::Rounds(Function& f, VirtRegs& vregs, Li
     for (Block b : f.layout()) {
       if (b == f.entry()) continue;
       const std::vector<Operand>& params = f.block(b).params;
+      if (params.empty()) continue;
+      edge_args_.clear();
+      for (const Edge& e : cfg_.preds(b)) {
+        const int first_arg = f.targets(e.branch)[e.target].first_arg;
+        edge_args_.push_back(EdgeArgs{&e, f.operands(e.branch).data() + first_arg, first_arg});
+      }
       for (size_t i = 0; i < params.size(); ++i) {
         Value p = params[i].value();
         bool isolate_all = false;
-        for (const Edge& e : cfg_.preds(b)) {
-          int operand = f.targets(e.branch)[e.target].first_arg + static_cast<int>(i);
-          Value a = f.operands(e.branch)[operand].value();
+        for (const EdgeArgs& ea : edge_args_) {
+          const Edge& e = *ea.edge;
+          int operand = ea.first_arg + static_cast<int>(i);
+          Value a = ea.args[i].value();
           Value ra = Find(a), rp = Find(p);
           if (ra == rp) continue;
           if (!Interferes(ra, rp)) {
@@ -178,9 +187,8 @@ absl::StatusOr<CoalesceStats> Coalescer::Rounds(Function& f, VirtRegs& vregs, Li
                                                   p.index(), " interferes even after isolation"));
         }
         param_copies_.push_back(ParamCopy{b, static_cast<int>(i)});
-        for (const Edge& e : cfg_.preds(b)) {
-          int operand = f.targets(e.branch)[e.target].first_arg + static_cast<int>(i);
-          if (!copied_args_.contains(f.operands(e.branch)[operand].value().index())) copy_arg(e, operand);
+        for (const EdgeArgs& ea : edge_args_) {
+          if (!copied_args_.contains(ea.args[i].value().index())) copy_arg(*ea.edge, ea.first_arg + static_cast<int>(i));
         }
       }
     }

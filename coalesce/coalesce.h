@@ -126,10 +126,19 @@ class Coalescer {
   // The members of each set by its root, in dominance order; a value alone has
   // none. Cleared, not freed, so their storage serves the next round.
   std::vector<std::vector<Value>> members_;
+  std::vector<uint32_t> member_roots_;  // the roots given a list this round (what to clear)
   std::vector<Value> merged_, stack_;
   std::vector<ArgCopy> arg_copies_;
   std::vector<ParamCopy> param_copies_;
   std::vector<Operand> ops_;
+  // A block's incoming edges' arguments, looked up once per block, not once
+  // per parameter and edge.
+  struct EdgeArgs {
+    const Edge* edge;
+    const Operand* args;
+    int first_arg;  // index of the first among the branch's operands
+  };
+  std::vector<EdgeArgs> edge_args_;
   absl::flat_hash_set<uint32_t> copied_args_;     // values made by argument copies
   absl::flat_hash_set<uint32_t> isolated_params_;  // parameters made by isolation
   absl::flat_hash_set<std::pair<uint32_t, int>> queued_;  // (branch, operand) copies this round
