@@ -145,6 +145,9 @@ class Resolver {
   std::vector<uint8_t>& stored_;
   // (gap, value): a piece of the value starts at a gap inside a block, sorted.
   std::vector<std::pair<uint32_t, uint32_t>>& splits_;
+  // The first split at or after the gap last asked about: blocks are resolved
+  // in position order, so the gaps only grow.
+  size_t next_split_ = 0;
 };
 
 absl::Status Resolver::Emit(absl::Span<const CopyMove> moves, std::vector<Inst>& out, int& counter) {
@@ -203,7 +206,9 @@ absl::Status Resolver::EdgeMoves(const Edge& e, std::vector<CopyMove>& moves) {
   absl::Span<const Value> live_in = b_.LiveIn(e.to);
   edge_values_.clear();
   ++edge_stamp_;
-  // Both lists by value, merged.
+  // Both lists by value, merged; the live-in set (by value too) searched from
+  // where the last value was found.
+  const Value* in_at = live_in.begin();
   size_t i = 0, j = 0;
   while (i < at_end.size() || j < at_start.size()) {
     Value v = j == at_start.size() || (i < at_end.size() && at_end[i].value < at_start[j].value) ? at_end[i].value
@@ -212,7 +217,8 @@ absl::Status Resolver::EdgeMoves(const Edge& e, std::vector<CopyMove>& moves) {
     Location src = in_end ? Location::Reg(at_end[i].reg) : Location(), dst = in_start ? Location::Reg(at_start[j].reg) : Location();
     i += in_end;
     j += in_start;
-    if (!std::binary_search(live_in.begin(), live_in.end(), v)) continue;
+    in_at = std::lower_bound(in_at, live_in.end(), v);
+    if (in_at == live_in.end() || *in_at != v) continue;
     if (src.IsNone()) src = At(v, end);
     if (dst.IsNone()) dst = At(v, start);
     if (dst.IsReg()) {
@@ -233,9 +239,9 @@ absl::Status Resolver::EdgeMoves(const Edge& e, std::vector<CopyMove>& moves) {
     }
     edge_values_.push_back(EdgeValue{v, src, dst});
   }
-  const size_t first = moves.size();
+  // One move per value: none repeats another (Add looks at none).
   for (const EdgeValue& x : edge_values_) {
-    Add(moves, x.src, x.dst, x.value, Value(), f_.value_type(x.value), /*def_store=*/false, first);
+    Add(moves, x.src, x.dst, x.value, Value(), f_.value_type(x.value), /*def_store=*/false, moves.size());
   }
   return absl::OkStatus();
 }
@@ -297,9 +303,9 @@ absl::Status Resolver::ResolveBlock(Block b) {
     ops.assign(f_.operands(i).begin(), f_.operands(i).end());
     // Values whose pieces change at this gap.
     if (j > 0) {
-      auto it = std::lower_bound(splits_.begin(), splits_.end(), std::make_pair(gap, 0u));
-      for (; it != splits_.end() && it->first == gap; ++it) {
-        Value v(it->second);
+      while (next_split_ < splits_.size() && splits_[next_split_].first < gap) ++next_split_;
+      for (size_t k = next_split_; k < splits_.size() && splits_[k].first == gap; ++k) {
+        Value v(splits_[k].second);
         Add(moves, before(v, gap), At(v, gap), v, Value(), f_.value_type(v));
       }
     }
@@ -432,6 +438,7 @@ absl::StatusOr<LsraResolveStats> Resolver::Run() {
     }
   }
   std::sort(splits_.begin(), splits_.end());
+  next_split_ = 0;
   // The instructions resolution will add, about: a move per split, a store per
   // spilled value, a move per fixed reference (not per clobber: a call kills
   // some 25 registers and moves nothing), the edges' moves (and parameters).
