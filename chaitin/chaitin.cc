@@ -1318,8 +1318,11 @@ absl::Status Chaitin::Color(std::vector<uint32_t>& spilled) {
   std::vector<PReg>& touched = buf_.color_bias_touched;
   for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
     uint32_t n = *it;
-    UnitSet taken;
-    g_.ForEachNeighborIn(n, colored.data(), [&](uint32_t m) { taken |= t_.Units(color_[m]); });
+    // The colored neighbours' registers: a bit each, not their units (a
+    // hundred neighbours hold a few dozen registers); a register is free when
+    // none of them aliases it (shares a unit).
+    RegSet taken;
+    g_.ForEachNeighborIn(n, colored.data(), [&](uint32_t m) { taken.Insert(color_[m]); });
     PReg pick;
     // Biased coloring (C2's copy bias): the register of a colored partner
     // (a copy's other side, an edge's argument or parameter, a fixed
@@ -1332,7 +1335,7 @@ absl::Status Chaitin::Color(std::vector<uint32_t>& spilled) {
       while (alias_[m] != m) m = alias_[m];
       if (!test_bit(colored, m) || m == n) continue;
       const PReg r = color_[m];
-      if (!mask_[n].Contains(r) || taken.Intersects(t_.Units(r))) continue;
+      if (!mask_[n].Contains(r) || taken.Intersects(t_.Aliases(r))) continue;
       if (bias[r.index()] == 0) touched.push_back(r);
       bias[r.index()] += partners[k].second;
     }
@@ -1346,7 +1349,7 @@ absl::Status Chaitin::Color(std::vector<uint32_t>& spilled) {
     }
     for (PReg r : t_.Class(cls_[n]).allocation_order) {
       if (pick.IsValid()) break;
-      if (mask_[n].Contains(r) && !taken.Intersects(t_.Units(r))) {
+      if (mask_[n].Contains(r) && !taken.Intersects(t_.Aliases(r))) {
         pick = r;
         break;
       }
