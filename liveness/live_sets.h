@@ -53,6 +53,11 @@ class LiveSets {
   // generated functions that halves the rows.
   absl::Span<const Value> LiveIn(Block b) const { return rows_.Row(row_of_[2 * b.index()]); }
   absl::Span<const Value> LiveOut(Block b) const { return rows_.Row(row_of_[2 * b.index() + 1]); }
+  // Gives the storage back: for an allocator that has read the sets for the
+  // last time and is about to grow the function (LsraResolver). Nothing may be
+  // asked until the next Compute.
+  void Release() { *this = LiveSets(); }
+
   // Binary search in the block's set.
   bool IsLiveIn(Value v, Block b) const;
   bool IsLiveOut(Value v, Block b) const;

@@ -5,10 +5,12 @@
 #include <limits>
 
 #include <optional>
+#include <type_traits>
 
 #include "absl/base/attributes.h"
 #include "absl/container/btree_map.h"
 #include "absl/strings/str_cat.h"
+#include "base/grow.h"
 #include "base/status_macros.h"
 #include "base/warm_buffers.h"
 #include "ssa/printer.h"
@@ -48,6 +50,10 @@ class UnhandledQueue {
     next_ = 0;
     heap_.clear();
     sealed_ = false;
+  }
+  // Clear, and the storage given back.
+  void Release() {
+    *this = UnhandledQueue();
   }
   void Push(Entry e) {
     if (!sealed_) {
@@ -126,6 +132,28 @@ class Allocator {
   }
 
   absl::Status Run(LsraAllocStats& stats);
+  // Gives back what only the scan reads, so that the pieces' rows, which
+  // CollectPieces makes beside the scan's pieces, do not add to the scan's
+  // peak (after a large function: base/warm_buffers.h).
+  void ReleaseScanBuffers() {
+    unhandled_.Release();
+    auto release = [](auto& v) { std::remove_reference_t<decltype(v)>().swap(v); };
+    release(event_);
+    release(still_);
+    release(own_fixed_);
+    release(seed_end_);
+    release(seed_end_from_);
+    release(seed_end_to_);
+    release(seeded_items_);
+    release(value_stamp_);
+    release(reseed_);
+    release(in_place_items_);
+    release(hint_);
+    release(prev_piece_);
+    release(finger_);
+    seeded_by_ = CompressedRows<Block>();
+    in_place_ = CompressedRows<InPlaceUse>();
+  }
   // Every value's pieces in position order (its chain of splits), row by value.
   void CollectPieces(CompressedRows<LsraChild>& out) const {
     out.Clear();
@@ -306,6 +334,7 @@ class Allocator {
     tail.from = pos;
     tail.loc = Location();
     children_[id].to = pos;
+    GrowPieces();
     children_.push_back(tail);
     hint_.push_back(children_[id].loc.IsReg() ? children_[id].loc.reg() : hint_[id]);
     uint32_t added = static_cast<uint32_t>(children_.size() - 1);
@@ -317,6 +346,14 @@ class Allocator {
     return static_cast<uint32_t>(children_.size() - 1);
   }
   void Push(uint32_t id) { unhandled_.Push({Start(children_[id]), id}); }
+  // Room for one more piece in each per-piece list, grown by half (a million
+  // pieces and more at a million instructions; base/grow.h).
+  void GrowPieces() {
+    GrowByHalf(children_, 1);
+    GrowByHalf(hint_, 1);
+    GrowByHalf(next_piece_, 1);
+    GrowByHalf(prev_piece_, 1);
+  }
   // Puts piece `id` on the stack from `pos` up to its next register use, which
   // (with the rest) goes back to the unhandled list.
   // The reload goes after `reload_after` too (the scan's current gap).
@@ -1050,9 +1087,17 @@ absl::Status Allocator::Run(LsraAllocStats& stats) {
   }
   if (options_->overlap) IndexInPlaceUses();
   seed_stamp_ = 0;
+  // Every interval's first piece, then the splits' (grown by half from there).
+  size_t intervals = 0;
+  for (int v = 0; v < b_->num_values(); ++v) intervals += b_->HasInterval(Value(v));
+  children_.reserve(intervals);
+  hint_.reserve(intervals);
+  next_piece_.reserve(intervals);
+  prev_piece_.reserve(intervals);
   for (int v = 0; v < b_->num_values(); ++v) {
     if (!b_->HasInterval(Value(v))) continue;
     absl::Span<const LsraRange> rs = b_->Ranges(Value(v));
+    GrowPieces();
     children_.push_back(LsraChild{Value(v), rs.front().from, rs.back().to, Location()});
     hint_.push_back(b_->interval(Value(v)).hint);
     uint32_t id = static_cast<uint32_t>(children_.size() - 1);
@@ -1168,6 +1213,7 @@ absl::StatusOr<LsraAllocStats> LsraAllocation::Run(const Target& target, Functio
   a.Reset(target, func, build, options, slots_);
   absl::Status s = a.Run(stats);
   if (!s.ok()) return s;
+  if (func.num_insts() > kWarmBufferInsts) a.ReleaseScanBuffers();
   a.CollectPieces(pieces_);
   if (func.num_insts() > kWarmBufferInsts) scratch_.reset();  // see base/warm_buffers.h
   return stats;

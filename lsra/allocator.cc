@@ -16,7 +16,7 @@ absl::StatusOr<LsraAllocStats> LsraAllocator::Allocate(Function& func, const Tar
 
 absl::StatusOr<LsraResolveStats> LsraAllocator::Resolve(Function& func, const Target& target,
                                                         const LsraResolveOptions& options) {
-  return resolver_.Run(target, func, build_, alloc_, options);
+  return resolver_.Run(target, func, build_, alloc_, options, &sets_);
 }
 
 absl::StatusOr<LsraAllocatorStats> LsraAllocator::Run(Function& func, const Target& target) {

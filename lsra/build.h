@@ -51,7 +51,8 @@
 // Precondition: `sets` is the liveness of `func` (the copies Build adds are local
 // to their blocks, so the sets stay exact), and outlives the build's use: LiveIn
 // reads it (resolution needs the values live across each edge; a copy would
-// double liveness's memory). Errors: InvalidArgument for a value of
+// double liveness's memory; LsraAllocator's resolution of a large function
+// gives the sets back once its edges are done, and LiveIn is not asked after). Errors: InvalidArgument for a value of
 // a type the target has no registers for, for unreachable blocks.
 #ifndef REGALLOC_LSRA_BUILD_H_
 #define REGALLOC_LSRA_BUILD_H_

@@ -69,10 +69,10 @@ namespace {
 class Resolver {
  public:
   Resolver(const Target& t, Function& f, const LsraBuild& b, LsraAllocation& a, const LsraResolveOptions& options,
-           LsraResolver::Buffers& buf)
+           LsraResolver::Buffers& buf, LiveSets* release)
       : holders_(buf.holders), order_index_(buf.order_index), edge_values_(buf.edge_values),
         reg_owner_(buf.reg_owner), t_(t), f_(f), b_(b), a_(a), options_(options), buf_(buf), stored_(buf.stored),
-        splits_(buf.splits) {}
+        splits_(buf.splits), release_(release) {}
   absl::StatusOr<LsraResolveStats> Run();
 
  private:
@@ -148,6 +148,7 @@ class Resolver {
   // The first split at or after the gap last asked about: blocks are resolved
   // in position order, so the gaps only grow.
   size_t next_split_ = 0;
+  LiveSets* release_;  // given back after the edges of a large function (LsraResolver::Run)
 };
 
 absl::Status Resolver::Emit(absl::Span<const CopyMove> moves, std::vector<Inst>& out, int& counter) {
@@ -416,9 +417,10 @@ absl::StatusOr<LsraResolveStats> Resolver::Run() {
       edges.push_back(ec);
     }
   }
-  // The holders serve the edges only: after a large function they go before
-  // the function grows (base/warm_buffers.h).
+  // The holders (and the live-in sets) serve the edges only: after a large
+  // function they go before the function grows (base/warm_buffers.h).
   if (f_.num_insts() > kWarmBufferInsts) {
+    if (release_ != nullptr) release_->Release();
     holders_ = CompressedRows<LsraResolver::Buffers::Holder>();
     std::vector<LsraResolver::Buffers::HeldSpan>().swap(buf_.held);
     std::vector<uint32_t>().swap(buf_.query);
@@ -527,11 +529,12 @@ absl::StatusOr<LsraResolveStats> ResolveLsra(const Target& target, Function& fun
 }
 
 absl::StatusOr<LsraResolveStats> LsraResolver::Run(const Target& target, Function& func, const LsraBuild& build,
-                                                   LsraAllocation& alloc, const LsraResolveOptions& options) {
+                                                   LsraAllocation& alloc, const LsraResolveOptions& options,
+                                                   LiveSets* release) {
   if (func.IsAllocated()) {
     return absl::FailedPreconditionError(absl::StrCat("function %", func.name(), ": lsra_resolve needs SSA form"));
   }
-  absl::StatusOr<LsraResolveStats> s = Resolver(target, func, build, alloc, options, *buf_).Run();
+  absl::StatusOr<LsraResolveStats> s = Resolver(target, func, build, alloc, options, *buf_, release).Run();
   ReleaseAfterLargeFunction(func.num_insts(), buf_);
   return s;
 }

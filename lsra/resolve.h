@@ -34,6 +34,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "liveness/live_sets.h"
 #include "lsra/allocate.h"
 #include "lsra/build.h"
 #include "ssa/ir.h"
@@ -68,8 +69,13 @@ class LsraResolver {
  public:
   LsraResolver();
   ~LsraResolver();
+  // `release`, when given, is the liveness `build` reads (LsraAllocator's):
+  // after a function of more than kWarmBufferInsts instructions
+  // (base/warm_buffers.h) its storage is given back once the edges' moves are
+  // known, the last that reads it, before the function grows.
   absl::StatusOr<LsraResolveStats> Run(const Target& target, Function& func, const LsraBuild& build,
-                                       LsraAllocation& alloc, const LsraResolveOptions& options = LsraResolveOptions());
+                                       LsraAllocation& alloc, const LsraResolveOptions& options = LsraResolveOptions(),
+                                       LiveSets* release = nullptr);
 
   struct Buffers;  // defined with the phase
 

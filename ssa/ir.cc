@@ -1,6 +1,7 @@
 #include "ssa/ir.h"
 
 #include "absl/strings/str_cat.h"
+#include "base/grow.h"
 
 #include <algorithm>
 #include <functional>
@@ -61,14 +62,12 @@ absl::string_view CondCodeName(CondCode cc) {
 
 namespace {
 
-// Room for `extra` more items, growing by half (std::vector doubles): a
-// function an allocator grows by half again then keeps a quarter of its arrays
-// spare on average, not a half, and moving them takes 2.5 times their old size
-// at the peak, not 3 (the instructions and operands are most of the memory
-// `ssa` takes at 1M instructions).
+// Room for `extra` more items, growing by half (base/grow.h): the
+// instructions and operands are most of the memory `ssa` takes at 1M
+// instructions.
 template <typename T>
 void Grow(std::vector<T>& v, size_t extra) {
-  if (v.size() + extra > v.capacity()) v.reserve(std::max(v.size() + extra, v.capacity() + v.capacity() / 2));
+  GrowByHalf(v, extra);
 }
 
 // Appends `items` to `pool` (growing it by half), returning the first's index.
