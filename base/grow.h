@@ -13,13 +13,22 @@
 #include <cstddef>
 #include <vector>
 
+#include "absl/base/attributes.h"
+#include "absl/base/optimization.h"
+
 namespace regalloc {
+
+// The growing itself, out of the callers' loops.
+template <typename T>
+ABSL_ATTRIBUTE_NOINLINE void GrowByHalfNow(std::vector<T>& v, size_t extra) {
+  v.reserve(std::max(v.size() + extra, v.capacity() + v.capacity() / 2));
+}
 
 // Room for `extra` more items in `v`: when it lacks it, at least half again as
 // much as it has.
 template <typename T>
-void GrowByHalf(std::vector<T>& v, size_t extra) {
-  if (v.size() + extra > v.capacity()) v.reserve(std::max(v.size() + extra, v.capacity() + v.capacity() / 2));
+inline void GrowByHalf(std::vector<T>& v, size_t extra) {
+  if (ABSL_PREDICT_FALSE(v.size() + extra > v.capacity())) GrowByHalfNow(v, extra);
 }
 
 }  // namespace regalloc
