@@ -72,6 +72,7 @@ bool InterferenceGraph::SetSparseBitElsewhere(uint32_t a, uint32_t b) {
   const size_t n = row.size();
   Word* word;
   if (n == 0 || row.back().index < index) {
+    RoomForWord(row);
     row.push_back(Word(index, bit));
     ++degree_[a];
     return true;
@@ -79,13 +80,16 @@ bool InterferenceGraph::SetSparseBitElsewhere(uint32_t a, uint32_t b) {
   if (n >= 2 && row[n - 2].index == index) {  // a block's defs cross a word boundary
     word = &row[n - 2];
   } else if (n >= 2 && row[n - 2].index < index) {
+    RoomForWord(row);
     row.insert(row.end() - 1, Word(index, bit));
     ++degree_[a];
     return true;
   } else {
     auto it = WordAtOrAfter(row, index);
     if (it->index != index) {
-      row.insert(it, Word(index, bit));
+      const size_t at = static_cast<size_t>(it - row.begin());
+      RoomForWord(row);
+      row.insert(row.begin() + at, Word(index, bit));
       ++degree_[a];
       return true;
     }
@@ -155,6 +159,7 @@ void InterferenceGraph::AddEdges(uint32_t a, const NodeSet& to, uint32_t skip) {
     if (had) {
       row[i].set_bits(row[i].bits() | kept);
     } else if (i == old_size) {
+      RoomForWord(row);
       row.push_back(Word(index, kept));
     } else {
       merged_.push_back(Word(index, kept));  // between a's words: merged below

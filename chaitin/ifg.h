@@ -282,6 +282,14 @@ class InterferenceGraph {
     return true;
   }
   bool SetSparseBitElsewhere(uint32_t a, uint32_t b);
+  // Room for one more word in a sparse row. A row's words come one at a time;
+  // from its first, growing 1, 2, 4, ... took a heap block and a copy each (at
+  // a million live ranges, millions of them), so the first takes
+  // kFirstRowWords.
+  static constexpr size_t kFirstRowWords = 8;
+  static void RoomForWord(std::vector<Word>& row) {
+    if (row.size() == row.capacity()) row.reserve(std::max(kFirstRowWords, 2 * row.capacity()));
+  }
   void ClearBit(uint32_t a, uint32_t b);
   bool Bit(uint32_t a, uint32_t b) const;
   // The word of a's sparse row holding index `index`, or nullptr.
