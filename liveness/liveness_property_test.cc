@@ -4,6 +4,7 @@
 // queries agree with the sets; Overlaps agrees with a point-by-point check (and
 // DefPoints, which asks the sets, with the ranges at every point); and
 // register pressure is the sum of the live values' weights at every point.
+#include <algorithm>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -112,6 +113,39 @@ TEST_P(LivenessProperty, SparseAgreesWithDenseAndPoints) {
   }
   // Equal sets were shared (the comparisons above read them through the aliases).
   EXPECT_LT(stored_total, sets_total * 3 / 4) << stored_total << " rows for " << sets_total << " sets";
+}
+
+// A function whose sorted-list sets overflow the fixpoint's first chunk of
+// storage (a quarter million entries): the sorted lists equal the bit vectors
+// at every block, also when one object computes a large function, a small one
+// and the large one again (chunks reused and refilled).
+TEST(LivenessLarge, SortedListsAcrossChunksEqualBitVectors) {
+  const Target& t = *TargetByName("x86_64").value();
+  GeneratorOptions g;
+  g.num_insts = 30000;
+  Function large = Generate(3, g, t).value();
+  SplitCriticalEdges(large);
+  g.num_insts = 200;
+  Function small = Generate(4, g, t).value();
+  LiveSets lists;
+  lists.set_dense_max_words(0);
+  size_t entries = 0;
+  for (const Function* f : {&large, &small, &large}) {
+    LiveSets bits;
+    bits.set_dense_max_words(size_t{1} << 30);
+    bits.Compute(*f);
+    lists.Compute(*f);
+    for (Block b : f->layout()) {
+      ASSERT_TRUE(std::equal(lists.LiveIn(b).begin(), lists.LiveIn(b).end(), bits.LiveIn(b).begin(),
+                             bits.LiveIn(b).end()))
+          << "live-in of block " << b.index() << " of a " << f->num_insts() << "-instruction function";
+      ASSERT_TRUE(std::equal(lists.LiveOut(b).begin(), lists.LiveOut(b).end(), bits.LiveOut(b).begin(),
+                             bits.LiveOut(b).end()))
+          << "live-out of block " << b.index() << " of a " << f->num_insts() << "-instruction function";
+      if (f == &large) entries += lists.LiveIn(b).size();
+    }
+  }
+  EXPECT_GT(entries, 2u * (size_t{1} << 18)) << "the live-in sets no longer fill more than one chunk";
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, LivenessProperty, ::testing::Values("x86_64", "aarch64", "armv7"));
