@@ -79,9 +79,13 @@ void LiveSets::ComputeSets(const Function& func) {
   for (int v = 0; v < func.num_values(); ++v) {
     if (seen[v] == -2) global_index_[v] = num_global_++;
   }
+  const size_t nb = func.num_blocks();
+  const size_t words = (static_cast<size_t>(num_global_) + 63) / 64;
+  const bool dense = nb * words <= dense_max_words_;  // bit vectors (else sorted lists)
+  // The bit vectors' result translates global indexes back to values.
   std::vector<Value>& global_value = s_.global_value;
-  global_value.assign(num_global_, Value());
-  for (int v = 0; v < func.num_values(); ++v) {
+  global_value.assign(dense ? num_global_ : 0, Value());
+  for (int v = 0; dense && v < func.num_values(); ++v) {
     if (global_index_[v] >= 0) global_value[global_index_[v]] = Value(v);
   }
 
@@ -91,9 +95,6 @@ void LiveSets::ComputeSets(const Function& func) {
   // are global indexes where the sets are bit vectors (Pass 3), else value
   // indexes: a sorted list of those is the result as it is, with no
   // translation per element (both orders are the same).
-  size_t nb = func.num_blocks();
-  const size_t words = (static_cast<size_t>(num_global_) + 63) / 64;
-  const bool dense = nb * words <= dense_max_words_;
   CompressedRows<uint32_t>& ue = s_.ue;
   CompressedRows<uint32_t>& defs = s_.defs;
   ue.Clear();
