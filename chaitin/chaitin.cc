@@ -1199,6 +1199,7 @@ absl::Status Chaitin::Color(std::vector<uint32_t>& spilled) {
   unremoved.assign(bit_words, 0);
   colored.assign(bit_words, 0);
   auto set_bit = [](std::vector<uint64_t>& bits, uint32_t n) { bits[n >> 6] |= uint64_t{1} << (n & 63); };
+  auto clear_bit = [](std::vector<uint64_t>& bits, uint32_t n) { bits[n >> 6] &= ~(uint64_t{1} << (n & 63)); };
   auto test_bit = [](const std::vector<uint64_t>& bits, uint32_t n) { return (bits[n >> 6] >> (n & 63)) & 1; };
   // Removed from the simplify graph: never in it (merged, precolored, no
   // register left) or taken.
@@ -1254,7 +1255,7 @@ absl::Status Chaitin::Color(std::vector<uint32_t>& spilled) {
   score.clear();
   size_t next_by_score = 0;
   auto take = [&](uint32_t n) {
-    unremoved[n >> 6] &= ~(uint64_t{1} << (n & 63));
+    clear_bit(unremoved, n);
     --left;
     const int* cover = &cover_[key[n]];
     g_.ForEachNeighborIn(n, unremoved.data(), [&](uint32_t m) {

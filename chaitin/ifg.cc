@@ -70,29 +70,22 @@ bool InterferenceGraph::SetSparseBitElsewhere(uint32_t a, uint32_t b) {
   const uint32_t index = b >> 6;
   const uint64_t bit = uint64_t{1} << (b & 63);
   const size_t n = row.size();
-  Word* word;
-  if (n == 0 || row.back().index < index) {
+  // A new word holding only the bit, at position `at` of the row.
+  auto add_word = [&](size_t at) {
     RoomForWord(row);
-    row.push_back(Word(index, bit));
+    row.insert(row.begin() + static_cast<std::ptrdiff_t>(at), Word(index, bit));
     ++degree_[a];
     return true;
-  }
+  };
+  if (n == 0 || row.back().index < index) return add_word(n);
+  Word* word;
   if (n >= 2 && row[n - 2].index == index) {  // a block's defs cross a word boundary
     word = &row[n - 2];
   } else if (n >= 2 && row[n - 2].index < index) {
-    RoomForWord(row);
-    row.insert(row.end() - 1, Word(index, bit));
-    ++degree_[a];
-    return true;
+    return add_word(n - 1);
   } else {
     auto it = WordAtOrAfter(row, index);
-    if (it->index != index) {
-      const size_t at = static_cast<size_t>(it - row.begin());
-      RoomForWord(row);
-      row.insert(row.begin() + at, Word(index, bit));
-      ++degree_[a];
-      return true;
-    }
+    if (it->index != index) return add_word(static_cast<size_t>(it - row.begin()));
     word = &*it;
   }
   const uint64_t bits = word->bits();

@@ -5,7 +5,6 @@
 #include <limits>
 
 #include <optional>
-#include <type_traits>
 
 #include "absl/base/attributes.h"
 #include "absl/container/btree_map.h"
@@ -50,10 +49,6 @@ class UnhandledQueue {
     next_ = 0;
     heap_.clear();
     sealed_ = false;
-  }
-  // Clear, and the storage given back.
-  void Release() {
-    *this = UnhandledQueue();
   }
   void Push(Entry e) {
     if (!sealed_) {
@@ -132,36 +127,27 @@ class Allocator {
   }
 
   absl::Status Run(LsraAllocStats& stats);
-  // Gives back what only the scan reads, so that the pieces' rows, which
-  // CollectPieces makes beside the scan's pieces, do not add to the scan's
-  // peak (after a large function: base/warm_buffers.h).
-  void ReleaseScanBuffers() {
-    unhandled_.Release();
-    auto release = [](auto& v) { std::remove_reference_t<decltype(v)>().swap(v); };
-    release(event_);
-    release(still_);
-    release(own_fixed_);
-    release(seed_end_);
-    release(seed_end_from_);
-    release(seed_end_to_);
-    release(seeded_items_);
-    release(value_stamp_);
-    release(reseed_);
-    release(in_place_items_);
-    release(hint_);
-    release(prev_piece_);
-    release(finger_);
-    seeded_by_ = CompressedRows<Block>();
-    in_place_ = CompressedRows<InPlaceUse>();
-  }
-  // Every value's pieces in position order (its chain of splits), row by value.
+  // The scan's pieces with their chains (each value's first piece, each
+  // piece's next in position order), moved out: after a large function the
+  // rest of the scan's buffers go before the pieces' rows are made beside
+  // them (base/warm_buffers.h).
+  struct Chains {
+    std::vector<LsraChild> pieces;
+    std::vector<uint32_t> first, next;
+  };
+  Chains TakeChains() { return Chains{std::move(children_), std::move(first_piece_), std::move(next_piece_)}; }
+  // Every value's pieces in position order, row by value.
   void CollectPieces(CompressedRows<LsraChild>& out) const {
+    CollectChains(children_, first_piece_, next_piece_, row_, out);
+  }
+  static void CollectChains(const std::vector<LsraChild>& pieces, const std::vector<uint32_t>& first,
+                            const std::vector<uint32_t>& next, std::vector<LsraChild>& row,
+                            CompressedRows<LsraChild>& out) {
     out.Clear();
-    out.Reserve(b_->num_values(), children_.size());
-    std::vector<LsraChild>& row = row_;
-    for (int v = 0; v < b_->num_values(); ++v) {
+    out.Reserve(first.size(), pieces.size());
+    for (size_t v = 0; v < first.size(); ++v) {
       row.clear();
-      for (uint32_t c = first_piece_[v]; c != kNever; c = next_piece_[c]) row.push_back(children_[c]);
+      for (uint32_t c = first[v]; c != kNever; c = next[c]) row.push_back(pieces[c]);
       out.AppendRow(row);
     }
   }
@@ -1213,9 +1199,16 @@ absl::StatusOr<LsraAllocStats> LsraAllocation::Run(const Target& target, Functio
   a.Reset(target, func, build, options, slots_);
   absl::Status s = a.Run(stats);
   if (!s.ok()) return s;
-  if (func.num_insts() > kWarmBufferInsts) a.ReleaseScanBuffers();
-  a.CollectPieces(pieces_);
-  if (func.num_insts() > kWarmBufferInsts) scratch_.reset();  // see base/warm_buffers.h
+  if (func.num_insts() <= kWarmBufferInsts) {
+    a.CollectPieces(pieces_);
+    return stats;
+  }
+  // After a large function the scan's buffers are given back (see
+  // base/warm_buffers.h), all but its pieces before their rows are made.
+  lsra_internal::Allocator::Chains chains = a.TakeChains();
+  scratch_.reset();
+  std::vector<LsraChild> row;
+  lsra_internal::Allocator::CollectChains(chains.pieces, chains.first, chains.next, row, pieces_);
   return stats;
 }
 
