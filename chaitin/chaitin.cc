@@ -722,7 +722,8 @@ absl::Status Chaitin::RewriteStackUses() {
 // Step 2 and 3: nodes, masks, cost, area and the interference graph.
 absl::Status Chaitin::BuildGraph() {
   const int nv = f_.num_values();
-  sets_.Compute(f_);
+  // Values in stack slots have no node: the sets leave them out.
+  sets_.Compute(f_, stack_);
   analyses_.Compute(f_);
   const ControlFlowGraph& cfg = analyses_.cfg;
   weight_.assign(f_.num_blocks(), 1);

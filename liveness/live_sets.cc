@@ -38,8 +38,8 @@ void Union(absl::Span<const uint32_t> a, absl::Span<const uint32_t> b, std::vect
 
 }  // namespace
 
-void LiveSets::Compute(const Function& func) {
-  ComputeSets(func);
+void LiveSets::Compute(const Function& func, absl::Span<const uint8_t> skip) {
+  ComputeSets(func, skip);
   // The working storage is as big as the result: keep it for the next
   // function only when that costs little (a compiler allocating many small
   // functions), not after a large one, where it would stay beside the sets
@@ -47,7 +47,7 @@ void LiveSets::Compute(const Function& func) {
   ReleaseAfterLargeFunction(func.num_insts(), s_);
 }
 
-void LiveSets::ComputeSets(const Function& func) {
+void LiveSets::ComputeSets(const Function& func, absl::Span<const uint8_t> skip) {
   global_index_.assign(func.num_values(), -1);
   def_block_.assign(func.num_values(), Block());
   num_global_ = 0;
@@ -77,7 +77,7 @@ void LiveSets::ComputeSets(const Function& func) {
     }
   }
   for (int v = 0; v < func.num_values(); ++v) {
-    if (seen[v] == -2) global_index_[v] = num_global_++;
+    if (seen[v] == -2 && (static_cast<size_t>(v) >= skip.size() || skip[v] == 0)) global_index_[v] = num_global_++;
   }
   const size_t nb = func.num_blocks();
   const size_t words = (static_cast<size_t>(num_global_) + 63) / 64;

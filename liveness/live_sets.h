@@ -43,8 +43,11 @@ class LiveSets {
 
   // Recomputes for `func`, reusing this object's storage: a phase that keeps one
   // LiveSets across functions allocates only when a function is bigger than any
-  // before it.
-  void Compute(const Function& func);
+  // before it. Values v with a nonzero `skip[v]` (v below skip.size()) are left
+  // out of every set, as if local to a block (num_global() does not count
+  // them): an allocator's values that live in stack slots, which its later
+  // rounds do not track, cost nothing there.
+  void Compute(const Function& func, absl::Span<const uint8_t> skip = {});
 
   // Sorted by value id. Equal sets are often stored once: a block's live-out
   // set is a successor's live-in set whenever they have the same size (that
@@ -63,7 +66,7 @@ class LiveSets {
   bool IsLiveOut(Value v, Block b) const;
 
   // Subzero's numbering: global values (in several blocks) have an index below
-  // num_global(); local values have -1.
+  // num_global(); local values (and skipped ones) have -1.
   int num_global() const { return num_global_; }
   int GlobalIndex(Value v) const { return global_index_[v.index()]; }
   // The block defining each value (invalid for holes).
@@ -83,7 +86,7 @@ class LiveSets {
   void set_dense_max_words(size_t words) { dense_max_words_ = words; }
 
  private:
-  void ComputeSets(const Function& func);
+  void ComputeSets(const Function& func, absl::Span<const uint8_t> skip);
   void DenseFixpoint(size_t nb, size_t words);
   template <typename Visit>
   void Fixpoint(size_t nb, const Visit& visit);
