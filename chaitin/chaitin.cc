@@ -766,7 +766,7 @@ absl::Status Chaitin::BuildGraph() {
   }
   const uint32_t nn = static_cast<uint32_t>(cls_.size());
   // Room for the nodes RematerializeConstantArguments may add to this graph.
-  g_.Reset(static_cast<int>(nn + spare_nodes_), o_.graph_matrix_max_bytes);
+  g_.Reset(static_cast<int>(nn + spare_nodes_), o_.graph_matrix_max_bytes, o_.graph_dense_row_words);
 
   // The walk. `live[k]` holds the live nodes of bank k (a def's row takes
   // them a word at a time); `pressure` the bank slots they take, whose most

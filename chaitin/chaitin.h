@@ -130,6 +130,9 @@ struct ChaitinOptions {
   // The interference graph is a bit matrix up to this size, sparse bit rows
   // above (chaitin/ifg.h); allocations are the same either way.
   int64_t graph_matrix_max_bytes = InterferenceGraph::kMatrixMaxBytes;
+  // Sparse rows turn dense past this many words (InterferenceGraph::Reset);
+  // allocations are the same either way.
+  int64_t graph_dense_row_words = InterferenceGraph::kDenseRowsAuto;
   // Rounds of build/color/spill before giving up (each round's spill pieces
   // cannot spill again, so two or three suffice in practice).
   int max_rounds = 12;

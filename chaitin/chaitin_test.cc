@@ -66,10 +66,11 @@ ChaitinRun Allocate(const std::string& text, const Target& target, const Chaitin
 }
 
 TEST(InterferenceGraphTest, RowsAreSquareSortedAndMerge) {
-  for (bool matrix : {true, false}) {
-    SCOPED_TRACE(matrix ? "bit matrix" : "sparse rows");
+  for (int kind : {0, 1, 2}) {
+    SCOPED_TRACE(kind == 0 ? "bit matrix" : kind == 1 ? "sparse rows" : "dense rows");
     InterferenceGraph g;
-    g.Reset(4, matrix ? InterferenceGraph::kMatrixMaxBytes : 0);
+    g.Reset(4, kind == 0 ? InterferenceGraph::kMatrixMaxBytes : 0,
+            kind == 1 ? InterferenceGraph::kNeverDense : 0);
     g.AddEdge(2, 0);
     g.AddEdge(0, 2);  // a duplicate
     g.AddEdge(1, 1);  // a self-edge
@@ -92,16 +93,21 @@ TEST(InterferenceGraphTest, RowsAreSquareSortedAndMerge) {
   }
 }
 
-// The two representations agree row for row on a random graph through a
-// series of merges (where a neighbour gains the survivor, the merged node's
-// entry goes; where it had it, the entry stays), and so do degrees, the edge
-// count and the union walk.
+// The representations agree row for row on a random graph through a series
+// of merges (where a neighbour gains the survivor, the merged node's entry
+// goes; where it had it, the entry stays), and so do degrees, the edge count
+// and the union walk: the bit matrix, sparse rows, sparse rows of which the
+// fuller turn dense (more than 3 of their 5 words: the first 250 nodes'
+// mostly, merged with sparse ones and into them), and rows all dense.
 TEST(InterferenceGraphTest, MatrixAndSparseRowsAgreeThroughMerges) {
   constexpr int kNodes = 300;
-  InterferenceGraph m, r, one;  // `one` takes each batch's edges one by one
+  InterferenceGraph m, r, one, mixed, dense;  // `one` takes each batch's edges one by one
   m.Reset(kNodes);
-  r.Reset(kNodes, 0);
-  one.Reset(kNodes, 0);
+  r.Reset(kNodes, 0, InterferenceGraph::kNeverDense);
+  one.Reset(kNodes, 0, InterferenceGraph::kNeverDense);
+  mixed.Reset(kNodes, 0, 3);
+  dense.Reset(kNodes, 0, 0);
+  const std::vector<InterferenceGraph*> batched = {&m, &r, &mixed, &dense};
   uint64_t seed = 7;
   auto next = [&] {
     seed = seed * 6364136223846793005ull + 1442695040888963407ull;
@@ -117,28 +123,24 @@ TEST(InterferenceGraphTest, MatrixAndSparseRowsAgreeThroughMerges) {
     for (int k = 0; k < 30; ++k) named.push_back(next() % limit);
     for (uint32_t n : named) to.Insert(n);
     const uint32_t skip = named[next() % named.size()];
-    m.AddEdges(a, to, skip);
-    r.AddEdges(a, to, skip);
+    for (InterferenceGraph* g : batched) g->AddEdges(a, to, skip);
     to.ForEach([&](uint32_t b) {
       if (b != skip) one.AddEdge(a, b);
     });
   };
   for (int e = 0; e < 4000; ++e) {  // among the first 250 nodes
     uint32_t a = next() % 250, b = next() % 250;
-    m.AddEdge(a, b);
-    r.AddEdge(a, b);
+    for (InterferenceGraph* g : batched) g->AddEdge(a, b);
     one.AddEdge(a, b);
     if (e % 40 == 0) batch(next() % 250, 250);
   }
-  m.Finish();
-  r.Finish();
+  for (InterferenceGraph* g : batched) g->Finish();
   one.Finish();
   // Edges may still come after Finish (chaitin adds constants' nodes), here
   // to nodes that had none: their rows must be walked in full.
   for (int e = 0; e < 200; ++e) {
     uint32_t a = 250 + next() % (kNodes - 250), b = next() % kNodes;
-    m.AddEdge(a, b);
-    r.AddEdge(a, b);
+    for (InterferenceGraph* g : batched) g->AddEdge(a, b);
     one.AddEdge(a, b);
     if (e % 20 == 0) batch(a, kNodes);
   }
@@ -147,10 +149,10 @@ TEST(InterferenceGraphTest, MatrixAndSparseRowsAgreeThroughMerges) {
   for (int tries = 0; tries < 2000 && merges < 120; ++tries) {
     uint32_t a = next() % kNodes, b = next() % kNodes;
     if (a == b || dead[a] || dead[b]) continue;
-    ASSERT_EQ(m.Interferes(a, b), r.Interferes(a, b)) << a << " " << b;
+    for (InterferenceGraph* g : batched) ASSERT_EQ(g->Interferes(a, b), m.Interferes(a, b)) << a << " " << b;
+    ASSERT_EQ(one.Interferes(a, b), m.Interferes(a, b)) << a << " " << b;
     if (m.Interferes(a, b)) continue;
-    m.Merge(a, b);
-    r.Merge(a, b);
+    for (InterferenceGraph* g : batched) g->Merge(a, b);
     one.Merge(a, b);
     dead[b] = 1;
     ++merges;
@@ -160,7 +162,11 @@ TEST(InterferenceGraphTest, MatrixAndSparseRowsAgreeThroughMerges) {
   for (uint32_t n = 0; n < kNodes; ++n) {
     ASSERT_THAT(m.Neighbors(n), ::testing::ElementsAreArray(r.Neighbors(n))) << "node " << n;
     ASSERT_THAT(r.Neighbors(n), ::testing::ElementsAreArray(one.Neighbors(n))) << "node " << n;
+    ASSERT_THAT(mixed.Neighbors(n), ::testing::ElementsAreArray(r.Neighbors(n))) << "node " << n;
+    ASSERT_THAT(dense.Neighbors(n), ::testing::ElementsAreArray(r.Neighbors(n))) << "node " << n;
     ASSERT_EQ(r.Degree(n), one.Degree(n)) << "node " << n;
+    ASSERT_EQ(mixed.Degree(n), r.Degree(n)) << "node " << n;
+    ASSERT_EQ(dense.Degree(n), r.Degree(n)) << "node " << n;
     ASSERT_EQ(m.Degree(n), static_cast<int>(m.Neighbors(n).size())) << "node " << n;
     ASSERT_EQ(r.Degree(n), static_cast<int>(r.Neighbors(n).size())) << "node " << n;
     for (uint32_t x : m.Neighbors(n)) ends += !dead[x];
@@ -168,6 +174,11 @@ TEST(InterferenceGraphTest, MatrixAndSparseRowsAgreeThroughMerges) {
   EXPECT_EQ(m.num_edges(), ends / 2);
   EXPECT_EQ(r.num_edges(), ends / 2);
   EXPECT_EQ(one.num_edges(), ends / 2);
+  EXPECT_EQ(mixed.num_edges(), ends / 2);
+  EXPECT_EQ(dense.num_edges(), ends / 2);
+  // The mix had rows of both kinds: more memory than all sparse, less than all dense.
+  EXPECT_GT(mixed.MemoryBytes(), r.MemoryBytes());
+  EXPECT_LT(mixed.MemoryBytes(), dense.MemoryBytes());
   // Walks restricted to a bit set of nodes (what simplify and select walk)
   // see a row's entries in the set, and count them.
   std::vector<uint64_t> keep((kNodes + 63) / 64, 0);
@@ -182,7 +193,7 @@ TEST(InterferenceGraphTest, MatrixAndSparseRowsAgreeThroughMerges) {
       if ((keep[x / 64] >> (x % 64)) & 1) want.push_back(x);
     }
     kept_entries += static_cast<int>(want.size());
-    for (const InterferenceGraph* g : {&m, &r}) {
+    for (const InterferenceGraph* g : batched) {
       std::vector<uint32_t> walked;
       g->ForEachNeighborIn(n, keep.data(), [&](uint32_t x) { walked.push_back(x); });
       ASSERT_THAT(walked, ::testing::ElementsAreArray(want)) << "node " << n;
@@ -195,11 +206,11 @@ TEST(InterferenceGraphTest, MatrixAndSparseRowsAgreeThroughMerges) {
     std::set<uint32_t> both;
     for (uint32_t x : m.Neighbors(a)) both.insert(x);
     for (uint32_t x : m.Neighbors(a + 1)) both.insert(x);
-    std::vector<uint32_t> walked_m, walked_r;
-    m.ForEachNeighborOfEither(a, a + 1, [&](uint32_t x) { walked_m.push_back(x); });
-    r.ForEachNeighborOfEither(a, a + 1, [&](uint32_t x) { walked_r.push_back(x); });
-    ASSERT_THAT(walked_m, ::testing::ElementsAreArray(both)) << a;
-    ASSERT_THAT(walked_r, ::testing::ElementsAreArray(both)) << a;
+    for (const InterferenceGraph* g : batched) {
+      std::vector<uint32_t> walked;
+      g->ForEachNeighborOfEither(a, a + 1, [&](uint32_t x) { walked.push_back(x); });
+      ASSERT_THAT(walked, ::testing::ElementsAreArray(both)) << a;
+    }
   }
 }
 
@@ -241,8 +252,11 @@ TEST(InterferenceGraphTest, ResetLeavesNoEdgesBehind) {
                                                        {500, kMatrix}, {200, 0},       {200, 0},       {64, kMatrix}};
   for (size_t k = 0; k < builds.size(); ++k) {
     const auto [nodes, bound] = builds[k];
-    SCOPED_TRACE(absl::StrCat(nodes, " nodes, ", bound > 0 ? "bit matrix" : "sparse rows"));
-    g.Reset(nodes, bound);
+    // Sparse builds alternate between rows that stay sparse and rows dense
+    // from their first word.
+    const bool dense = k % 2 == 1;
+    SCOPED_TRACE(absl::StrCat(nodes, " nodes, ", bound > 0 ? "bit matrix" : dense ? "dense rows" : "sparse rows"));
+    g.Reset(nodes, bound, dense ? 0 : InterferenceGraph::kNeverDense);
     EXPECT_EQ(g.IsMatrix(), bound > 0);
     EXPECT_EQ(g.num_edges(), 0);
     // Each build its own edges, spanning whole rows: node n meets the nodes
@@ -709,11 +723,15 @@ TEST(ChaitinTest, GeneratedFunctionsCheckOnEveryTarget) {
       ChaitinRun run = Allocate(f, T(target));
       EXPECT_TRUE(run.ok) << target << " seed " << seed;
       if (seed % 4 == 0) {
-        // The graph's sparse rows (what large functions get) allocate alike.
-        ChaitinOptions sparse;
-        sparse.graph_matrix_max_bytes = 0;
-        ChaitinRun other = Allocate(f, T(target), sparse);
-        EXPECT_EQ(other.printed, run.printed) << target << " seed " << seed;
+        // The graph's sparse rows (what large functions get), all sparse or
+        // all dense, allocate alike.
+        for (int64_t dense_after : {InterferenceGraph::kNeverDense, int64_t{0}}) {
+          ChaitinOptions sparse;
+          sparse.graph_matrix_max_bytes = 0;
+          sparse.graph_dense_row_words = dense_after;
+          ChaitinRun other = Allocate(f, T(target), sparse);
+          EXPECT_EQ(other.printed, run.printed) << target << " seed " << seed << (dense_after == 0 ? " (dense rows)" : "");
+        }
       }
     }
   }
@@ -736,7 +754,8 @@ TEST(ChaitinTest, GraphEqualsInterferenceFromLiveRanges) {
       Function f = Generate(seed, g, T(target)).value();
       int graphs = 0;
       ChaitinOptions o;
-      if (seed % 3 == 0) o.graph_matrix_max_bytes = 0;  // sparse rows
+      if (seed % 3 != 1) o.graph_matrix_max_bytes = 0;  // sparse rows
+      if (seed % 3 == 2) o.graph_dense_row_words = 1;    // those of more than one word dense
       o.observe_graph = [&](const Function& fn, const InterferenceGraph& ifg, const std::vector<uint32_t>& node) {
         ++graphs;
         LiveSets sets(fn);

@@ -4,10 +4,12 @@
 
 namespace regalloc {
 
-void InterferenceGraph::Reset(int num_nodes, int64_t matrix_max_bytes) {
+void InterferenceGraph::Reset(int num_nodes, int64_t matrix_max_bytes, int64_t dense_row_words) {
   num_nodes_ = num_nodes;
   dead_.assign(num_nodes, 0);
   degree_.assign(num_nodes, 0);
+  dense_.assign(num_nodes, nullptr);
+  dense_rows_.clear();
   edges_ = 0;
   const size_t words = (static_cast<size_t>(num_nodes) + 63) / 64;
   const size_t new_words =
@@ -28,6 +30,10 @@ void InterferenceGraph::Reset(int num_nodes, int64_t matrix_max_bytes) {
     matrix_.resize(size);
   }
   words_ = new_words;
+  row_words_ = words;
+  dense_after_ = static_cast<size_t>(dense_row_words == kDenseRowsAuto
+                                         ? std::max<int64_t>(kMinDenseRowWords, static_cast<int64_t>(words / 4))
+                                         : dense_row_words);
   summary_words_ = (words_ + 63) / 64;
   summary_.assign(summary_words_ * num_nodes, 0);
   if (words_ > 0) {
@@ -48,6 +54,14 @@ auto WordAtOrAfter(Row& row, uint32_t index) {
 
 }  // namespace
 
+void InterferenceGraph::MakeDense(uint32_t a) {
+  dense_rows_.push_back(std::make_unique<uint64_t[]>(row_words_));  // zeroed
+  uint64_t* d = dense_rows_.back().get();
+  for (const Word& w : sparse_[a]) d[w.index] = w.bits();
+  sparse_[a].clear();
+  dense_[a] = d;
+}
+
 const InterferenceGraph::Word* InterferenceGraph::FindWord(uint32_t a, uint32_t index) const {
   const std::vector<Word>& row = sparse_[a];
   auto it = WordAtOrAfter(row, index);
@@ -56,6 +70,7 @@ const InterferenceGraph::Word* InterferenceGraph::FindWord(uint32_t a, uint32_t 
 
 bool InterferenceGraph::Bit(uint32_t a, uint32_t b) const {
   if (words_ > 0) return (matrix_[a * words_ + (b >> 6)] >> (b & 63)) & 1;
+  if (const uint64_t* d = dense_[a]) return (d[b >> 6] >> (b & 63)) & 1;
   const Word* w = FindWord(a, b >> 6);
   return w != nullptr && ((w->bits() >> (b & 63)) & 1);
 }
@@ -75,6 +90,7 @@ bool InterferenceGraph::SetSparseBitElsewhere(uint32_t a, uint32_t b) {
     RoomForWord(row);
     row.insert(row.begin() + static_cast<std::ptrdiff_t>(at), Word(index, bit));
     ++degree_[a];
+    MaybeDense(a);
     return true;
   };
   if (n == 0 || row.back().index < index) return add_word(n);
@@ -130,6 +146,21 @@ void InterferenceGraph::AddEdges(uint32_t a, const NodeSet& to, uint32_t skip) {
     edges_ += added;
     return;
   }
+  if (uint64_t* d = dense_[a]) {
+    int32_t added = 0;
+    for (uint32_t index : to.words()) {
+      uint64_t kept = 0;
+      for (uint64_t bits = wanted(index) & ~d[index]; bits != 0; bits &= bits - 1) {
+        const int bit = __builtin_ctzll(bits);
+        if (SetSparseBit(index * 64 + static_cast<uint32_t>(bit), a)) kept |= uint64_t{1} << bit;
+      }
+      d[index] |= kept;
+      added += BitSet256::PopCount(kept);
+    }
+    degree_[a] += added;
+    edges_ += added;
+    return;
+  }
   // Each word's new bits go to the other rows (mostly at their ends: see
   // SetSparseBit), then into a's row: appended where they pass its end (a
   // def's first batch), else merged in one pass.
@@ -158,25 +189,29 @@ void InterferenceGraph::AddEdges(uint32_t a, const NodeSet& to, uint32_t skip) {
       merged_.push_back(Word(index, kept));  // between a's words: merged below
     }
   }
-  if (merged_.empty()) return;
-  // Words that fall before or between the row's words (a value defined in
-  // a block, whose row got the later defs of the block first, meets the
-  // long-lived values): the two sorted lists merged from the back, in place.
-  size_t from = row.size(), extra = merged_.size();
-  row.resize(from + extra);
-  for (size_t to = row.size(); extra > 0;) {
-    if (from > 0 && row[from - 1].index > merged_[extra - 1].index) {
-      row[--to] = row[--from];
-    } else {
-      row[--to] = merged_[--extra];
+  if (!merged_.empty()) {
+    // Words that fall before or between the row's words (a value defined in
+    // a block, whose row got the later defs of the block first, meets the
+    // long-lived values): the two sorted lists merged from the back, in place.
+    size_t from = row.size(), extra = merged_.size();
+    row.resize(from + extra);
+    for (size_t to = row.size(); extra > 0;) {
+      if (from > 0 && row[from - 1].index > merged_[extra - 1].index) {
+        row[--to] = row[--from];
+      } else {
+        row[--to] = merged_[--extra];
+      }
     }
   }
+  MaybeDense(a);
 }
 
 void InterferenceGraph::ClearBit(uint32_t a, uint32_t b) {
   const uint64_t bit = uint64_t{1} << (b & 63);
   if (words_ > 0) {
     matrix_[a * words_ + (b >> 6)] &= ~bit;
+  } else if (uint64_t* d = dense_[a]) {
+    d[b >> 6] &= ~bit;
   } else {
     // The bit is set, so its word is there (a word left empty stays).
     std::vector<Word>& row = sparse_[a];
@@ -187,7 +222,11 @@ void InterferenceGraph::ClearBit(uint32_t a, uint32_t b) {
 }
 
 bool InterferenceGraph::Interferes(uint32_t a, uint32_t b) const {
-  if (words_ == 0 && sparse_[b].size() < sparse_[a].size()) return Bit(b, a);
+  // The rows of live nodes are symmetric: ask the one that answers fastest
+  // (a dense row, else the shorter).
+  if (words_ == 0 && dense_[a] == nullptr && (dense_[b] != nullptr || sparse_[b].size() < sparse_[a].size())) {
+    return Bit(b, a);
+  }
   return Bit(a, b);
 }
 
@@ -215,14 +254,13 @@ void InterferenceGraph::Merge(uint32_t a, uint32_t b) {
     // Whether n lists a is read off a's row (the rows of live nodes are
     // symmetric), walked beside b's in word order: one search in n's row
     // for b's bit, and a's set next to it or at the row's end, mostly.
-    const std::vector<Word>& row_a = sparse_[a];
-    size_t j = 0;
-    for (const Word& w : sparse_[b]) {
-      while (j < row_a.size() && row_a[j].index < w.index) ++j;
-      const uint64_t in_a = j < row_a.size() && row_a[j].index == w.index ? row_a[j].bits() : 0;
-      for (uint64_t bits = w.bits(); bits != 0; bits &= bits - 1) {
+    // (Rows other than a's and b's may turn dense here, not these two.)
+    RowCursor row_a(*this, a);
+    auto visit = [&](uint32_t index, uint64_t bits) {
+      const uint64_t in_a = row_a.At(index);
+      for (; bits != 0; bits &= bits - 1) {
         const int bit = __builtin_ctzll(bits);
-        const uint32_t n = w.index * 64 + static_cast<uint32_t>(bit);
+        const uint32_t n = index * 64 + static_cast<uint32_t>(bit);
         if (dead_[n]) continue;
         if ((in_a >> bit) & 1) {
           --edges_;  // n keeps b, stale
@@ -231,6 +269,13 @@ void InterferenceGraph::Merge(uint32_t a, uint32_t b) {
         ClearBit(n, b);
         SetSparseBit(n, a);
       }
+    };
+    if (const uint64_t* d = dense_[b]) {
+      for (size_t k = 0; k < row_words_; ++k) {
+        if (d[k] != 0) visit(static_cast<uint32_t>(k), d[k]);
+      }
+    } else {
+      for (const Word& w : sparse_[b]) visit(w.index, w.bits());
     }
   }
   if (words_ > 0) {
@@ -247,6 +292,24 @@ void InterferenceGraph::Merge(uint32_t a, uint32_t b) {
     for (size_t s = 0; s < summary_words_; ++s) {
       summary_a[s] |= summary_b[s];
       summary_b[s] = 0;
+    }
+  } else if (dense_[a] != nullptr || dense_[b] != nullptr) {
+    // Into a dense row (a's, made dense if only b's was): b's words OR-ed in.
+    if (dense_[a] == nullptr) MakeDense(a);
+    uint64_t* x = dense_[a];
+    auto add = [&](size_t k, uint64_t bits) {
+      degree_[a] += BitSet256::PopCount(bits & ~x[k]);
+      x[k] |= bits;
+    };
+    if (uint64_t* y = dense_[b]) {
+      for (size_t k = 0; k < row_words_; ++k) {
+        if (y[k] != 0) add(k, y[k]);
+        y[k] = 0;
+      }
+      dense_[b] = nullptr;  // its block stays unused until Reset
+    } else {
+      for (const Word& w : sparse_[b]) add(w.index, w.bits());
+      sparse_[b].clear();
     }
   } else {
     std::vector<Word>& x = sparse_[a];
@@ -268,6 +331,7 @@ void InterferenceGraph::Merge(uint32_t a, uint32_t b) {
     }
     x.assign(merged_.begin(), merged_.end());
     y.clear();
+    MaybeDense(a);
   }
   degree_[b] = 0;
   dead_[b] = 1;
@@ -278,6 +342,7 @@ int64_t InterferenceGraph::MemoryBytes() const {
                                        sparse_.capacity() * sizeof(std::vector<Word>) +
                                        degree_.capacity() * sizeof(int32_t) + dead_.capacity());
   for (const std::vector<Word>& r : sparse_) bytes += static_cast<int64_t>(r.capacity() * sizeof(Word));
+  bytes += static_cast<int64_t>(dense_.capacity() * sizeof(uint64_t*) + dense_rows_.size() * row_words_ * 8);
   return bytes;
 }
 

@@ -16,9 +16,13 @@
 //    between its first and last);
 //  - above it, sparse bit rows (C2's IndexSet keeps a sparse bit set per live
 //    range): each row the 64-bit words it has bits in, sorted by word index.
-//    A long-lived value's row is then n/8 bytes, a short one's a few words,
-//    where sorted id lists cost 4 bytes per edge end (1.6 GB at 1M
-//    instructions with 200 long-lived values).
+//    A short live range's row is then a few words, where sorted id lists cost
+//    4 bytes per edge end (1.6 GB at 1M instructions with 200 long-lived
+//    values). A row that comes to hold more than a quarter of the n/64 words
+//    (a long-lived value's, which meets most defs) becomes a dense row of
+//    n/64 words without indices: a bit is set, cleared or tested in place
+//    (where the sparse row searched for its word or inserted one mid-row),
+//    and Interferes asks a dense row when either node has one.
 // Both give the same rows after the same calls, stale entries included: tests
 // run one against the other.
 //
@@ -32,14 +36,16 @@
 //
 // Memory: the matrix n²/8 bytes (0.18 MB at the 1.2k live ranges of a 1k-
 // instruction function, 15 MB at 10k, 1.25 GB at 100k) and its summaries
-// n²/512; sparse rows 12 bytes per word holding bits, plus a row header per
-// node.
+// n²/512; sparse rows 12 bytes per word holding bits, plus a row header and
+// a pointer per node; dense rows n/8 bytes each (at most 8/3 of the sparse
+// row they replace).
 #ifndef REGALLOC_CHAITIN_IFG_H_
 #define REGALLOC_CHAITIN_IFG_H_
 
 #include <cstddef>
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <type_traits>
 #include <vector>
 
@@ -113,9 +119,18 @@ class InterferenceGraph {
   // 15 MB matrix), and take a quarter of its memory there.
   static constexpr int64_t kMatrixMaxBytes = int64_t{1} << 20;
 
+  // A sparse row becomes dense when it holds more than this many words:
+  // kDenseRowsAuto, a quarter of a dense row's words (at least
+  // kMinDenseRowWords); 0 makes a row dense at its first word; kNeverDense
+  // keeps every row sparse.
+  static constexpr int64_t kDenseRowsAuto = -1;
+  static constexpr int64_t kNeverDense = int64_t{1} << 62;
+  static constexpr int64_t kMinDenseRowWords = 4;
+
   // Drops every edge and sizes the graph for `num_nodes` nodes, as a bit
-  // matrix if that takes at most `matrix_max_bytes` (0: sparse rows always).
-  void Reset(int num_nodes, int64_t matrix_max_bytes = kMatrixMaxBytes);
+  // matrix if that takes at most `matrix_max_bytes` (0: sparse rows always),
+  // else sparse rows that turn dense past `dense_row_words` words.
+  void Reset(int num_nodes, int64_t matrix_max_bytes = kMatrixMaxBytes, int64_t dense_row_words = kDenseRowsAuto);
   // Records an edge (before Finish).
   void AddEdge(uint32_t a, uint32_t b) {
     if (a == b || !SetBit(a, b)) return;
@@ -146,6 +161,12 @@ class InterferenceGraph {
       ForEachSummaryWord(&summary_[a * summary_words_], nullptr, [&](size_t k) { return VisitBits(k, row[k], f); });
       return;
     }
+    if (const uint64_t* d = dense_[a]) {
+      for (size_t k = 0; k < row_words_; ++k) {
+        if (d[k] != 0 && !VisitBits(k, d[k], f)) return;
+      }
+      return;
+    }
     for (const Word& w : sparse_[a]) {
       if (!VisitBits(w.index, w.bits(), f)) return;
     }
@@ -158,6 +179,12 @@ class InterferenceGraph {
       const uint64_t* row = &matrix_[a * words_];
       ForEachSummaryWord(&summary_[a * summary_words_], nullptr,
                          [&](size_t k) { return VisitBits(k, row[k] & keep[k], f); });
+      return;
+    }
+    if (const uint64_t* d = dense_[a]) {
+      for (size_t k = 0; k < row_words_; ++k) {
+        if (!VisitBits(k, d[k] & keep[k], f)) return;
+      }
       return;
     }
     for (const Word& w : sparse_[a]) {
@@ -175,6 +202,10 @@ class InterferenceGraph {
       });
       return count;
     }
+    if (const uint64_t* d = dense_[a]) {
+      for (size_t k = 0; k < row_words_; ++k) count += BitSet256::PopCount(d[k] & keep[k]);
+      return count;
+    }
     for (const Word& w : sparse_[a]) count += BitSet256::PopCount(w.bits() & keep[w.index]);
     return count;
   }
@@ -187,6 +218,14 @@ class InterferenceGraph {
       const uint64_t* y = &matrix_[b * words_];
       ForEachSummaryWord(&summary_[a * summary_words_], &summary_[b * summary_words_],
                          [&](size_t k) { return VisitBits(k, x[k] | y[k], f); });
+      return;
+    }
+    if (dense_[a] != nullptr || dense_[b] != nullptr) {
+      RowCursor x(*this, a), y(*this, b);
+      for (size_t k = 0; k < row_words_; ++k) {
+        const uint64_t bits = x.At(k) | y.At(k);
+        if (bits != 0 && !VisitBits(k, bits, f)) return;
+      }
       return;
     }
     const std::vector<Word>& x = sparse_[a];
@@ -269,9 +308,10 @@ class InterferenceGraph {
     summary_[a * summary_words_ + (k >> 6)] |= uint64_t{1} << (k & 63);
     return true;
   }
-  // Its usual case inline: the row's last word already holds b's word (a
-  // long-lived node meets each def of a block in turn).
+  // Its usual cases inline: a dense row, or the row's last word already
+  // holds b's word (a long-lived node meets each def of a block in turn).
   bool SetSparseBit(uint32_t a, uint32_t b) {
+    if (uint64_t* d = dense_[a]) return SetDenseBit(d, a, b);
     std::vector<Word>& row = sparse_[a];
     if (row.empty() || row.back().index != b >> 6) return SetSparseBitElsewhere(a, b);
     const uint64_t bit = uint64_t{1} << (b & 63);
@@ -282,6 +322,35 @@ class InterferenceGraph {
     return true;
   }
   bool SetSparseBitElsewhere(uint32_t a, uint32_t b);
+  bool SetDenseBit(uint64_t* d, uint32_t a, uint32_t b) {
+    uint64_t& word = d[b >> 6];
+    const uint64_t bit = uint64_t{1} << (b & 63);
+    if (word & bit) return false;
+    word |= bit;
+    ++degree_[a];
+    return true;
+  }
+  // Makes a's sparse row dense once it holds more than dense_after_ words.
+  void MaybeDense(uint32_t a) {
+    if (sparse_[a].size() > dense_after_) MakeDense(a);
+  }
+  void MakeDense(uint32_t a);
+  // Word k of a sparse-mode row, asked in increasing k (a dense row's word,
+  // or a sparse row's, found past the words asked before).
+  class RowCursor {
+   public:
+    RowCursor(const InterferenceGraph& g, uint32_t a) : dense_(g.dense_[a]), sparse_(g.sparse_[a]) {}
+    uint64_t At(size_t k) {
+      if (dense_ != nullptr) return dense_[k];
+      while (next_ < sparse_.size() && sparse_[next_].index < k) ++next_;
+      return next_ < sparse_.size() && sparse_[next_].index == k ? sparse_[next_].bits() : 0;
+    }
+
+   private:
+    const uint64_t* dense_;
+    const std::vector<InterferenceGraph::Word>& sparse_;
+    size_t next_ = 0;
+  };
   // Room for one more word in a sparse row. A row's words come one at a time;
   // from its first, growing 1, 2, 4, ... took a heap block and a copy each (at
   // a million live ranges, millions of them), so the first takes
@@ -304,6 +373,13 @@ class InterferenceGraph {
   std::vector<uint64_t> summary_;
   size_t summary_words_ = 0;
   std::vector<std::vector<Word>> sparse_;
+  // Sparse mode: per node, its dense row (row_words_ words) or nullptr; the
+  // rows themselves, each a heap block that stays where it is (a pointer to
+  // it survives other rows turning dense) until the next Reset.
+  std::vector<uint64_t*> dense_;
+  std::vector<std::unique_ptr<uint64_t[]>> dense_rows_;
+  size_t row_words_ = 0;
+  size_t dense_after_ = 0;
   std::vector<int32_t> degree_;
   std::vector<uint8_t> dead_;  // merged into another node
   std::vector<Word> merged_;   // Merge's buffer
