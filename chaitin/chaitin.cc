@@ -1295,12 +1295,17 @@ absl::Status Chaitin::Color(std::vector<uint32_t>& spilled) {
     if (o_.dump) simplify_log_.push_back({best, o_.optimistic || node_temp_[best] ? 'o' : 's'});
     take(best);
   }
+  // The fixed live ranges start colored; no two that interfere may overlap
+  // (a walk of each one's fixed neighbours only: a constraint copy's row
+  // meets every long-lived value, few of them fixed).
+  for (uint32_t n = 0; n < nn; ++n) {
+    if (precolored_[n] && alias_[n] == n) set_bit(colored, n);
+  }
   for (uint32_t n = 0; n < nn; ++n) {
     if (!precolored_[n] || alias_[n] != n) continue;
-    set_bit(colored, n);
     uint32_t clash = kNoNode;
-    g_.ForEachNeighbor(n, [&](uint32_t m) {
-      if (alias_[m] == m && precolored_[m] && t_.Units(color_[m]).Intersects(t_.Units(color_[n]))) clash = m;
+    g_.ForEachNeighborIn(n, colored.data(), [&](uint32_t m) {
+      if (t_.Units(color_[m]).Intersects(t_.Units(color_[n]))) clash = m;
       return clash == kNoNode;
     });
     if (clash != kNoNode) {
