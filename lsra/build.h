@@ -214,16 +214,13 @@ class LsraBuild {
   // Per value, what the block walks need of it, together (one cache line for
   // the random accesses by value id, not one per array).
   struct CopyScratch {
-    uint32_t stamp = 0;      // block stamp of its last use here
-    uint32_t out_stamp = 0;  // block stamp when live out
-    int last_use = -1;       // index of that last use in the block
+    uint32_t stamp = 0;  // block stamp of its last use here
+    int last_use = -1;   // index of that last use in the block
   };
   struct RangeScratch {
-    uint32_t seen = 0;  // block stamp when touched
-    uint32_t out = 0;   // block stamp when live out
-    uint32_t from = 0;  // the block piece's start
-    uint32_t last = 0;  // its last reference
-    LsraRange open;     // the latest piece, not in `pieces` yet (empty: none)
+    uint32_t seen = 0;   // block stamp when referred to
+    uint32_t start = 0;  // the open piece's start
+    uint32_t last = 0;   // its last reference in the block
   };
   // Given back after a large function (base/warm_buffers.h): nothing here is
   // read after Run.
