@@ -293,15 +293,21 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
     // The boundary with the block before (bf is its end): what lived out of
     // it and does not live into b ends there; what lives into b and did not
     // live out of it starts here.
+    // Mostly the two are one set (the live sets store a block's live-out
+    // set as its successor's live-in set when they are equal) or equal.
     absl::Span<const Value> in = sets.LiveIn(b);
-    for (size_t i = 0, j = 0; i < prev_out.size() || j < in.size();) {
-      if (j == in.size() || (i < prev_out.size() && prev_out[i].index() < in[j].index())) {
-        close(prev_out[i++], prev_to);
-      } else if (i == prev_out.size() || in[j].index() < prev_out[i].index()) {
-        info[in[j++].index()].start = bf;
-      } else {
-        ++i;
-        ++j;
+    if (in.size() != prev_out.size() ||
+        (in.data() != prev_out.data() && !std::equal(in.begin(), in.end(), prev_out.begin()))) {
+      const Value *x = prev_out.begin(), *x_end = prev_out.end(), *y = in.begin(), *y_end = in.end();
+      while (x != x_end || y != y_end) {
+        if (y == y_end || (x != x_end && x->index() < y->index())) {
+          close(*x++, prev_to);
+        } else if (x == x_end || y->index() < x->index()) {
+          info[(y++)->index()].start = bf;
+        } else {
+          ++x;
+          ++y;
+        }
       }
     }
     // A value b refers to: its last reference here (from b's start for a
