@@ -50,6 +50,7 @@ struct LsraResolver::Buffers {
   std::vector<EdgeValue> edge_values;
   std::vector<RegOwner> reg_owner;
   std::vector<uint8_t> stored, block_start;
+  std::vector<uint32_t> piece_hint;  // Resolver::At's, per value
   std::vector<std::pair<uint32_t, uint32_t>> splits;
   ControlFlowGraph cfg;
   std::vector<EdgeCopy> edges;
@@ -72,11 +73,32 @@ class Resolver {
            LsraResolver::Buffers& buf, LiveSets* release)
       : holders_(buf.holders), order_index_(buf.order_index), edge_values_(buf.edge_values),
         reg_owner_(buf.reg_owner), t_(t), f_(f), b_(b), a_(a), options_(options), buf_(buf), stored_(buf.stored),
-        splits_(buf.splits), release_(release) {}
+        splits_(buf.splits), piece_hint_(buf.piece_hint), release_(release) {}
   absl::StatusOr<LsraResolveStats> Run();
 
  private:
-  Location At(Value v, uint32_t pos) const { return a_.At(v, pos); }
+  // LsraAllocation::At, from the piece the last query of v found: resolution
+  // asks about a value at increasing positions, mostly, so the answer is
+  // that piece or the next (a stack value's pieces at a million
+  // instructions number dozens, and a search per live value and edge cost
+  // a few percent there).
+  Location At(Value v, uint32_t pos) {
+    if (v.index() >= piece_hint_.size()) return a_.At(v, pos);
+    absl::Span<const LsraChild> ps = a_.PiecesOf(v);
+    uint32_t& k = piece_hint_[v.index()];
+    auto answer = [&] { return pos < ps[k].to ? ps[k].loc : Location(); };
+    if (k < ps.size() && ps[k].from <= pos) {
+      if (k + 1 == ps.size() || pos < ps[k + 1].from) return answer();
+      if (k + 2 == ps.size() || pos < ps[k + 2].from) {
+        ++k;
+        return answer();
+      }
+    }
+    auto it = std::upper_bound(ps.begin(), ps.end(), pos, [](uint32_t p, const LsraChild& c) { return p < c.from; });
+    if (it == ps.begin()) return Location();
+    k = static_cast<uint32_t>(it - ps.begin() - 1);
+    return answer();
+  }
   absl::Status Bug(Block b, Inst i, absl::string_view what) const {
     return absl::InternalError(absl::StrCat("function %", f_.name(), ", ", f_.BlockName(b), " `", PrintInst(f_, i, t_),
                                             "`: ", what, " (an lsra_allocate bug)"));
@@ -145,6 +167,7 @@ class Resolver {
   std::vector<uint8_t>& stored_;
   // (gap, value): a piece of the value starts at a gap inside a block, sorted.
   std::vector<std::pair<uint32_t, uint32_t>>& splits_;
+  std::vector<uint32_t>& piece_hint_;  // per value: the piece At found last
   // The first split at or after the gap last asked about: blocks are resolved
   // in position order, so the gaps only grow.
   size_t next_split_ = 0;
@@ -388,6 +411,7 @@ absl::StatusOr<LsraResolveStats> Resolver::Run() {
   ControlFlowGraph& cfg = buf_.cfg;
   cfg.Compute(f_);
   stored_.assign(f_.num_values(), 0);
+  piece_hint_.assign(b_.num_values(), 0);
   splits_.clear();
   reg_owner_.assign(t_.num_regs(), RegOwner());  // stamps count from 0 again
   for (int v = 0; v < b_.num_values(); ++v) {
