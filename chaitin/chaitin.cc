@@ -832,8 +832,16 @@ absl::Status Chaitin::BuildGraph() {
     // before left live (its live-in) and b's live-out do not share leaves
     // (its range ended at the top of that block, this same time); the rest
     // stays, and the long-lived nodes do not leave and come back at each block.
+    // (One pass stamps and adds: the block's most pressure is taken once
+    // the stale nodes are gone, not as each node comes.)
     for (Value v : sets_.LiveOut(b)) {
-      if (node_of_[v.index()] != kNoNode) stamp[node_of_[v.index()]] = b.index();
+      const uint32_t n = node_of_[v.index()];
+      if (n == kNoNode) continue;
+      stamp[n] = b.index();
+      const auto [bank, weight] = bank_weight[n];
+      if (!live[bank].Insert(n)) continue;
+      enter_[n] = time;
+      pressure[bank] += weight;
     }
     for (NodeSet& l : live) {
       stale.clear();
@@ -842,7 +850,6 @@ absl::Status Chaitin::BuildGraph() {
       });
       for (uint32_t n : stale) remove(n);
     }
-    for (Value v : sets_.LiveOut(b)) add(node_of_[v.index()]);
     for (int k = 0; k < nbanks; ++k) block_max[k] = std::max(block_max[k], pressure[k]);
     const std::vector<Inst>& insts = f_.block(b).insts;
     for (auto it = insts.rbegin(); it != insts.rend(); ++it) {
