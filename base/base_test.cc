@@ -139,7 +139,7 @@ TEST(StatusMacrosTest, PropagateErrors) {
   EXPECT_EQ(s.message(), "odd");
 }
 
-TEST(SortedLists, CommonItemsAndUnionSizeAgreeWithTheStandardAlgorithms) {
+TEST(SortedLists, CommonItemsAgreeWithTheStandardAlgorithm) {
   std::mt19937 rng(7);
   for (int round = 0; round < 200; ++round) {
     std::vector<uint32_t> a, b;
@@ -147,13 +147,10 @@ TEST(SortedLists, CommonItemsAndUnionSizeAgreeWithTheStandardAlgorithms) {
       if (rng() % 3 == 0) a.push_back(x);
       if (rng() % 2 == 0) b.push_back(x);
     }
-    std::vector<uint32_t> common, want_common, want_union;
+    std::vector<uint32_t> common, want_common;
     ForEachCommon<uint32_t>(a, b, [&](uint32_t x) { common.push_back(x); });
     std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(want_common));
-    std::set_union(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(want_union));
     EXPECT_EQ(common, want_common);
-    EXPECT_EQ(UnionSize<uint32_t>(a, b), want_union.size());
-    EXPECT_EQ(UnionSize<uint32_t>(a, {}), a.size());
   }
 }
 

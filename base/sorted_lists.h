@@ -1,7 +1,6 @@
-// Walks over sorted lists without building their union or intersection:
+// A walk over two sorted lists without building their intersection:
 //
 //   ForEachCommon(live_in, live_out, [&](Value v) { ... });   // in both
-//   size_t n = UnionSize(a, b);                                // |a ∪ b|
 //
 // Both lists sorted ascending, without duplicates.
 #ifndef REGALLOC_BASE_SORTED_LISTS_H_
@@ -27,13 +26,6 @@ void ForEachCommon(absl::Span<const T> a, absl::Span<const T> b, F&& f) {
       ++j;
     }
   }
-}
-
-template <typename T>
-size_t UnionSize(absl::Span<const T> a, absl::Span<const T> b) {
-  size_t common = 0;
-  ForEachCommon(a, b, [&](const T&) { ++common; });
-  return a.size() + b.size() - common;
 }
 
 }  // namespace regalloc

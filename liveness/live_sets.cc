@@ -2,12 +2,13 @@
 
 #include <algorithm>
 
-#include "base/sorted_lists.h"
 #include "base/warm_buffers.h"
 #include "ssa/cfg.h"
 
 namespace regalloc {
 namespace {
+
+constexpr uint32_t kNoSize = ~0u;  // a block the fixpoint did not visit
 
 // out = a ∪ b, all sorted: a merge written through a pointer (a push per
 // element cost a third of the fixpoint), with branches, not selects: the two
@@ -180,8 +181,14 @@ void LiveSets::ComputeSets(const Function& func, absl::Span<const uint8_t> skip)
     live_out(b);
     return out;
   };
+  // Each visit's live-out size: a block's last visit saw its successors'
+  // final sets (a change to one requeues it), so Flatten reads the size of
+  // a union instead of merging the two sets again.
+  std::vector<uint32_t>& out_size = s_.out_size;
+  out_size.assign(nb, kNoSize);
   Fixpoint(nb, [&](Block b) {
     absl::Span<const uint32_t> bout = out_of(b);
+    out_size[b.index()] = static_cast<uint32_t>(bout.size());
     // in = ue ∪ (out − defs) in one pass: defs and ue are a block's few
     // global values, out the hundreds live across it, so out is copied in
     // runs, each ending where the next def or use would fall (a binary search),
@@ -219,10 +226,9 @@ void LiveSets::ComputeSets(const Function& func, absl::Span<const uint8_t> skip)
   Flatten(
       nb, [&](size_t b) { return in_rows[b].size; },
       [&](size_t b) {
-        absl::Span<const Edge> succs = cfg.succs(Block(static_cast<uint32_t>(b)));
-        if (succs.size() != 2) return out_of(Block(static_cast<uint32_t>(b))).size();
-        // Two successors (the usual branch): the union's size without making it.
-        return UnionSize<uint32_t>(in(succs[0].to.index()), in(succs[1].to.index()));
+        if (out_size[b] != kNoSize) return static_cast<size_t>(out_size[b]);
+        // Not visited (unreachable): the union's size.
+        return out_of(Block(static_cast<uint32_t>(b))).size();
       },
       [&](size_t b, Value* row) {
         for (uint32_t v : in(b)) *row++ = Value(v);

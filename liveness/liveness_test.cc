@@ -155,6 +155,36 @@ block3:
   }
 }
 
+// Blocks no path reaches (block2 and block3): the sorted lists and the bit
+// vectors agree on their sets too, and block2's successors' live-in sets
+// make its live-out set.
+TEST(LiveSetsTest, UnreachableBlocksAgreeBothWays) {
+  const Function f = Analyze(R"(function %u(i32, i32) -> i32 {
+block0(v0: i32, v1: i32):
+    v2 = add v0, v1
+    jump block1
+block1:
+    ret v2
+block2:
+    v3 = sub v1, v0
+    br v3, block1, block3
+block3:
+    ret v3
+}
+)").f;
+  LiveSets bits, lists;
+  bits.set_dense_max_words(LiveSets::kDenseMaxWords);
+  lists.set_dense_max_words(0);
+  bits.Compute(f);
+  lists.Compute(f);
+  for (int b = 0; b < 4; ++b) {
+    EXPECT_EQ(Ids(lists.LiveIn(B(b))), Ids(bits.LiveIn(B(b)))) << "block" << b;
+    EXPECT_EQ(Ids(lists.LiveOut(B(b))), Ids(bits.LiveOut(B(b)))) << "block" << b;
+  }
+  EXPECT_THAT(Ids(lists.LiveOut(B(2))), ElementsAre(2));
+  EXPECT_THAT(Ids(lists.LiveIn(B(1))), ElementsAre(2));
+}
+
 TEST(LiveSetsTest, IrreducibleControlFlow) {
   Analyzed a = Analyze(R"(function %irr(i32, i32) -> i32 {
 block0(v0: i32, v1: i32):
