@@ -23,7 +23,7 @@
 //    n/64 words without indices: a bit is set, cleared or tested in place
 //    (where the sparse row searched for its word or inserted one mid-row),
 //    and Interferes asks a dense row when either node has one.
-// Both give the same rows after the same calls, stale entries included: tests
+// All give the same rows after the same calls, stale entries included: tests
 // run one against the other.
 //
 //   InterferenceGraph g;          // keep it: buffers are reused between builds
@@ -38,7 +38,8 @@
 // instruction function, 15 MB at 10k, 1.25 GB at 100k) and its summaries
 // n²/512; sparse rows 12 bytes per word holding bits, plus a row header and
 // a pointer per node; dense rows n/8 bytes each (at most 8/3 of the sparse
-// row they replace).
+// row they replace, whose block stays for the row's next use; the block of a
+// dense row merged away stays unused until the next Reset).
 #ifndef REGALLOC_CHAITIN_IFG_H_
 #define REGALLOC_CHAITIN_IFG_H_
 

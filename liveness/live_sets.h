@@ -129,7 +129,9 @@ class LiveSets {
     std::vector<Block> work;
     std::vector<int32_t> alias;  // Flatten, per set: an equal set, or -1 (stored)
     std::vector<uint32_t> size;  // Flatten, per set: its size
-    std::vector<uint32_t> out_size;  // the sorted lists' fixpoint, per block: its last live-out size
+    // The sorted lists' fixpoint, per block: its live-out set's size at its
+    // last visit.
+    std::vector<uint32_t> out_size;
     std::vector<uint8_t> state;  // ResolveAliases: 0 new, 1 on the current chain, 2 resolved
     std::vector<uint32_t> chain;
   };

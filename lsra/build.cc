@@ -292,9 +292,9 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
     uint8_t depth = static_cast<uint8_t>(std::min(loops.depth(b), 255));
     // The boundary with the block before (bf is its end): what lived out of
     // it and does not live into b ends there; what lives into b and did not
-    // live out of it starts here.
-    // Mostly the two are one set (the live sets store a block's live-out
-    // set as its successor's live-in set when they are equal) or equal.
+    // live out of it starts here. Mostly the two are one set (the live sets
+    // store a block's live-out set as its successor's live-in set when they
+    // are equal) or equal, and nothing changes.
     absl::Span<const Value> in = sets.LiveIn(b);
     if (in.size() != prev_out.size() ||
         (in.data() != prev_out.data() && !std::equal(in.begin(), in.end(), prev_out.begin()))) {
