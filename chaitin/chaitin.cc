@@ -1672,7 +1672,11 @@ absl::StatusOr<ChaitinStats> ChaitinAllocator::Color(Function& func, const Targe
   absl::Status s = active_->Finish();
   active_.reset();
   function_ = nullptr;
+  // After a large function the graph (its rows and dense blocks, kept from
+  // build to build) and the live sets go too, not only the buffers.
   ReleaseAfterLargeFunction(func.num_insts(), buffers_);
+  ReleaseAfterLargeFunction(func.num_insts(), ifg_);
+  ReleaseAfterLargeFunction(func.num_insts(), sets_);
   if (!s.ok()) return s;
   if (options_.lower_params) {
     RA_ASSIGN_OR_RETURN(stats_.lower, LowerBlockParams(func, target));

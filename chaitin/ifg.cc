@@ -9,7 +9,7 @@ void InterferenceGraph::Reset(int num_nodes, int64_t matrix_max_bytes, int64_t d
   dead_.assign(num_nodes, 0);
   degree_.assign(num_nodes, 0);
   dense_.assign(num_nodes, nullptr);
-  dense_rows_.clear();
+  dense_used_ = 0;
   edges_ = 0;
   const size_t words = (static_cast<size_t>(num_nodes) + 63) / 64;
   const size_t new_words =
@@ -55,8 +55,15 @@ auto WordAtOrAfter(Row& row, uint32_t index) {
 }  // namespace
 
 void InterferenceGraph::MakeDense(uint32_t a) {
-  dense_rows_.push_back(std::make_unique<uint64_t[]>(row_words_));  // zeroed
-  uint64_t* d = dense_rows_.back().get();
+  if (dense_used_ == dense_rows_.size()) dense_rows_.emplace_back();
+  DenseBlock& block = dense_rows_[dense_used_++];
+  if (block.capacity < row_words_) {
+    block.words = std::make_unique<uint64_t[]>(row_words_);  // zeroed
+    block.capacity = row_words_;
+  } else {
+    std::fill(block.words.get(), block.words.get() + row_words_, 0);
+  }
+  uint64_t* d = block.words.get();
   for (const Word& w : sparse_[a]) d[w.index] = w.bits();
   sparse_[a].clear();
   dense_[a] = d;
@@ -342,7 +349,8 @@ int64_t InterferenceGraph::MemoryBytes() const {
                                        sparse_.capacity() * sizeof(std::vector<Word>) +
                                        degree_.capacity() * sizeof(int32_t) + dead_.capacity());
   for (const std::vector<Word>& r : sparse_) bytes += static_cast<int64_t>(r.capacity() * sizeof(Word));
-  bytes += static_cast<int64_t>(dense_.capacity() * sizeof(uint64_t*) + dense_rows_.size() * row_words_ * 8);
+  bytes += static_cast<int64_t>(dense_.capacity() * sizeof(uint64_t*));
+  for (const DenseBlock& block : dense_rows_) bytes += static_cast<int64_t>(block.capacity * 8);
   return bytes;
 }
 

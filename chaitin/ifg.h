@@ -39,7 +39,8 @@
 // n²/512; sparse rows 12 bytes per word holding bits, plus a row header and
 // a pointer per node; dense rows n/8 bytes each (at most 8/3 of the sparse
 // row they replace, whose block stays for the row's next use; the block of a
-// dense row merged away stays unused until the next Reset).
+// dense row merged away stays unused until the next build, which reuses the
+// blocks of the builds before).
 #ifndef REGALLOC_CHAITIN_IFG_H_
 #define REGALLOC_CHAITIN_IFG_H_
 
@@ -376,9 +377,17 @@ class InterferenceGraph {
   std::vector<std::vector<Word>> sparse_;
   // Sparse mode: per node, its dense row (row_words_ words) or nullptr; the
   // rows themselves, each a heap block that stays where it is (a pointer to
-  // it survives other rows turning dense) until the next Reset.
+  // it survives other rows turning dense). Blocks are kept from build to
+  // build: the first dense_used_ serve this one, the rest wait for the next
+  // (a build makes a few hundred dense rows, and the next build about as
+  // many, of about the same size).
+  struct DenseBlock {
+    std::unique_ptr<uint64_t[]> words;
+    size_t capacity = 0;
+  };
   std::vector<uint64_t*> dense_;
-  std::vector<std::unique_ptr<uint64_t[]>> dense_rows_;
+  std::vector<DenseBlock> dense_rows_;
+  size_t dense_used_ = 0;
   size_t row_words_ = 0;
   size_t dense_after_ = 0;
   std::vector<int32_t> degree_;
