@@ -1,6 +1,7 @@
 #include "color/ssa_allocator.h"
 
 #include "base/status_macros.h"
+#include "base/warm_buffers.h"
 
 namespace regalloc {
 
@@ -19,6 +20,9 @@ absl::StatusOr<SsaAllocationStats> SsaAllocator::Run(Function& func, const Targe
   RA_ASSIGN_OR_RETURN(s.spill, spiller_.Run(target, func, vregs_, sets_, locs_, spill));
   RA_ASSIGN_OR_RETURN(s.reload, reloader_.Run(target, func, sets_, locs_));
   RA_ASSIGN_OR_RETURN(s.color, colorer_.Run(target, func, vregs_, sets_, locs_));
+  // The colorer read the live sets last: after a large function they go now,
+  // before lowering grows the function (base/warm_buffers.h).
+  ReleaseAfterLargeFunction(func.num_insts(), sets_);
   if (options_.lower_params) {
     RA_ASSIGN_OR_RETURN(s.lower, lowerer_.Run(func, target));
   }
