@@ -263,11 +263,11 @@ void InterferenceGraph::Merge(uint32_t a, uint32_t b) {
     // for b's bit, and a's set next to it or at the row's end, mostly.
     // (Rows other than a's and b's may turn dense here, not these two.)
     RowCursor row_a(*this, a);
-    auto visit = [&](uint32_t index, uint64_t bits) {
+    ForEachRowWord(b, [&](size_t index, uint64_t bits) {
       const uint64_t in_a = row_a.At(index);
       for (; bits != 0; bits &= bits - 1) {
         const int bit = __builtin_ctzll(bits);
-        const uint32_t n = index * 64 + static_cast<uint32_t>(bit);
+        const uint32_t n = static_cast<uint32_t>(index * 64) + static_cast<uint32_t>(bit);
         if (dead_[n]) continue;
         if ((in_a >> bit) & 1) {
           --edges_;  // n keeps b, stale
@@ -276,14 +276,8 @@ void InterferenceGraph::Merge(uint32_t a, uint32_t b) {
         ClearBit(n, b);
         SetSparseBit(n, a);
       }
-    };
-    if (const uint64_t* d = dense_[b]) {
-      for (size_t k = 0; k < row_words_; ++k) {
-        if (d[k] != 0) visit(static_cast<uint32_t>(k), d[k]);
-      }
-    } else {
-      for (const Word& w : sparse_[b]) visit(w.index, w.bits());
-    }
+      return true;
+    });
   }
   if (words_ > 0) {
     uint64_t* row_a = &matrix_[a * words_];
@@ -308,16 +302,12 @@ void InterferenceGraph::Merge(uint32_t a, uint32_t b) {
       degree_[a] += BitSet256::PopCount(bits & ~x[k]);
       x[k] |= bits;
     };
-    if (uint64_t* y = dense_[b]) {
-      for (size_t k = 0; k < row_words_; ++k) {
-        if (y[k] != 0) add(k, y[k]);
-        y[k] = 0;
-      }
-      dense_[b] = nullptr;  // its block stays unused until Reset
-    } else {
-      for (const Word& w : sparse_[b]) add(w.index, w.bits());
-      sparse_[b].clear();
-    }
+    ForEachRowWord(b, [&](size_t k, uint64_t bits) {
+      add(k, bits);
+      return true;
+    });
+    dense_[b] = nullptr;  // its block stays unused until the next build (which clears it)
+    sparse_[b].clear();
   } else {
     std::vector<Word>& x = sparse_[a];
     std::vector<Word>& y = sparse_[b];

@@ -158,57 +158,21 @@ class InterferenceGraph {
   // Finish); f may return bool, false to stop.
   template <typename F>
   void ForEachNeighbor(uint32_t a, F&& f) const {
-    if (words_ > 0) {
-      const uint64_t* row = &matrix_[a * words_];
-      ForEachSummaryWord(&summary_[a * summary_words_], nullptr, [&](size_t k) { return VisitBits(k, row[k], f); });
-      return;
-    }
-    if (const uint64_t* d = dense_[a]) {
-      for (size_t k = 0; k < row_words_; ++k) {
-        if (d[k] != 0 && !VisitBits(k, d[k], f)) return;
-      }
-      return;
-    }
-    for (const Word& w : sparse_[a]) {
-      if (!VisitBits(w.index, w.bits(), f)) return;
-    }
+    ForEachRowWord(a, [&](size_t k, uint64_t bits) { return VisitBits(k, bits, f); });
   }
   // The same for the entries m of a's row whose bit is set in `keep` (a dense
   // bit set over node ids: bit m of keep[m / 64]): the others cost nothing.
   template <typename F>
   void ForEachNeighborIn(uint32_t a, const uint64_t* keep, F&& f) const {
-    if (words_ > 0) {
-      const uint64_t* row = &matrix_[a * words_];
-      ForEachSummaryWord(&summary_[a * summary_words_], nullptr,
-                         [&](size_t k) { return VisitBits(k, row[k] & keep[k], f); });
-      return;
-    }
-    if (const uint64_t* d = dense_[a]) {
-      for (size_t k = 0; k < row_words_; ++k) {
-        if (!VisitBits(k, d[k] & keep[k], f)) return;
-      }
-      return;
-    }
-    for (const Word& w : sparse_[a]) {
-      if (!VisitBits(w.index, w.bits() & keep[w.index], f)) return;
-    }
+    ForEachRowWord(a, [&](size_t k, uint64_t bits) { return VisitBits(k, bits & keep[k], f); });
   }
   // How many entries of a's row have their bit set in `keep` (as above).
   int CountNeighborsIn(uint32_t a, const uint64_t* keep) const {
     int count = 0;
-    if (words_ > 0) {
-      const uint64_t* row = &matrix_[a * words_];
-      ForEachSummaryWord(&summary_[a * summary_words_], nullptr, [&](size_t k) {
-        count += BitSet256::PopCount(row[k] & keep[k]);
-        return true;
-      });
-      return count;
-    }
-    if (const uint64_t* d = dense_[a]) {
-      for (size_t k = 0; k < row_words_; ++k) count += BitSet256::PopCount(d[k] & keep[k]);
-      return count;
-    }
-    for (const Word& w : sparse_[a]) count += BitSet256::PopCount(w.bits() & keep[w.index]);
+    ForEachRowWord(a, [&](size_t k, uint64_t bits) {
+      count += BitSet256::PopCount(bits & keep[k]);
+      return true;
+    });
     return count;
   }
   // Calls f(m) once for each m in a's row or b's row, in increasing order; f
@@ -276,6 +240,26 @@ class InterferenceGraph {
   };
   static_assert(sizeof(Word) == 12, "sparse row words are 12 bytes");
 
+  // Calls f(k, bits) for each word k of a's row that may hold bits (ids
+  // k*64 .. k*64+63), in increasing k, whatever the row's kind, while f
+  // returns true.
+  template <typename F>
+  void ForEachRowWord(uint32_t a, F&& f) const {
+    if (words_ > 0) {
+      const uint64_t* row = &matrix_[a * words_];
+      ForEachSummaryWord(&summary_[a * summary_words_], nullptr, [&](size_t k) { return f(k, row[k]); });
+      return;
+    }
+    if (const uint64_t* d = dense_[a]) {
+      for (size_t k = 0; k < row_words_; ++k) {
+        if (d[k] != 0 && !f(k, d[k])) return;
+      }
+      return;
+    }
+    for (const Word& w : sparse_[a]) {
+      if (!f(w.index, w.bits())) return;
+    }
+  }
   // Calls f(k) for each word k of a matrix row that `summary` (or `other`,
   // if not null) names, in increasing order, while f returns true.
   template <typename F>

@@ -410,16 +410,6 @@ void LiveSets::ResolveAliases() {
   }
 }
 
-bool LiveSets::IsLiveIn(Value v, Block b) const {
-  absl::Span<const Value> s = LiveIn(b);
-  return std::binary_search(s.begin(), s.end(), v);
-}
-
-bool LiveSets::IsLiveOut(Value v, Block b) const {
-  absl::Span<const Value> s = LiveOut(b);
-  return std::binary_search(s.begin(), s.end(), v);
-}
-
 size_t LiveSets::MemoryBytes() const {
   return global_index_.capacity() * sizeof(int32_t) + def_block_.capacity() * sizeof(Block) +
          rows_.all().size() * sizeof(Value) + (rows_.num_rows() + 1 + row_of_.size()) * sizeof(uint32_t);

@@ -26,6 +26,7 @@
 #ifndef REGALLOC_LIVENESS_LIVE_SETS_H_
 #define REGALLOC_LIVENESS_LIVE_SETS_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -61,9 +62,15 @@ class LiveSets {
   // asked until the next Compute.
   void Release() { *this = LiveSets(); }
 
-  // Binary search in the block's set.
-  bool IsLiveIn(Value v, Block b) const;
-  bool IsLiveOut(Value v, Block b) const;
+  // Binary search in the block's set (inline: walks ask it per value).
+  bool IsLiveIn(Value v, Block b) const {
+    absl::Span<const Value> s = LiveIn(b);
+    return std::binary_search(s.begin(), s.end(), v);
+  }
+  bool IsLiveOut(Value v, Block b) const {
+    absl::Span<const Value> s = LiveOut(b);
+    return std::binary_search(s.begin(), s.end(), v);
+  }
 
   // Subzero's numbering: global values (in several blocks) have an index below
   // num_global(); local values (and skipped ones) have -1.

@@ -1222,12 +1222,26 @@ LsraAllocation& LsraAllocation::operator=(const LsraAllocation& o) {
 }
 
 Location LsraAllocation::At(Value v, uint32_t pos) const {
+  uint32_t hint = ~0u;  // none: searched
+  return At(v, pos, hint);
+}
+
+Location LsraAllocation::At(Value v, uint32_t pos, uint32_t& hint) const {
   // Pieces are sorted by `from` and disjoint: the last one starting at or before pos.
   absl::Span<const LsraChild> ps = PiecesOf(v);
+  uint32_t& k = hint;
+  auto answer = [&] { return pos < ps[k].to ? ps[k].loc : Location(); };
+  if (k < ps.size() && ps[k].from <= pos) {
+    if (k + 1 == ps.size() || pos < ps[k + 1].from) return answer();
+    if (k + 2 == ps.size() || pos < ps[k + 2].from) {
+      ++k;
+      return answer();
+    }
+  }
   auto it = std::upper_bound(ps.begin(), ps.end(), pos, [](uint32_t p, const LsraChild& c) { return p < c.from; });
   if (it == ps.begin()) return Location();
-  const LsraChild& c = *std::prev(it);
-  return pos < c.to ? c.loc : Location();
+  k = static_cast<uint32_t>(it - ps.begin() - 1);
+  return answer();
 }
 
 StackSlot LsraAllocation::SlotOf(Value v, Function& func) { return SlotFor(slots_, func, v); }

@@ -158,6 +158,10 @@ class LsraAllocation {
   }
   // Where `v` is at `pos` (the piece whose [from, to) holds pos); none if no piece does.
   Location At(Value v, uint32_t pos) const;
+  // The same, looked up from piece `hint` of v (that piece or the next, else
+  // searched), which becomes the piece found: for a caller asking about a
+  // value at increasing positions, as resolution mostly does.
+  Location At(Value v, uint32_t pos, uint32_t& hint) const;
   // The value's stack slot, made on first request (every stack piece of a value
   // uses the same one).
   StackSlot SlotOf(Value v, Function& func);

@@ -391,14 +391,10 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
     // A value referred to here and not living out ends at its last
     // reference. (A live-in value that does not live out is read here: the
     // live sets' in = ue ∪ (out − defs).)
-    absl::Span<const Value> out = sets.LiveOut(b);
     for (Value v : touched) {
-      if (!std::binary_search(out.begin(), out.end(), v,
-                              [](Value x, Value y) { return x.index() < y.index(); })) {
-        close(v, info[v.index()].last + 1);
-      }
+      if (!sets.IsLiveOut(v, b)) close(v, info[v.index()].last + 1);
     }
-    prev_out = out;
+    prev_out = sets.LiveOut(b);
     prev_to = bt;
   }
   for (Value v : prev_out) close(v, prev_to);

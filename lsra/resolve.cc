@@ -77,27 +77,12 @@ class Resolver {
   absl::StatusOr<LsraResolveStats> Run();
 
  private:
-  // LsraAllocation::At, from the piece the last query of v found: resolution
-  // asks about a value at increasing positions, mostly, so the answer is
-  // that piece or the next (a stack value's pieces at a million
-  // instructions number dozens, and a search per live value and edge cost
-  // a few percent there).
+  // LsraAllocation::At from the piece the last query of v found: resolution
+  // asks about a value at increasing positions, mostly (a stack value's
+  // pieces at a million instructions number dozens, and a search per live
+  // value and edge cost a few percent there).
   Location At(Value v, uint32_t pos) {
-    if (v.index() >= piece_hint_.size()) return a_.At(v, pos);
-    absl::Span<const LsraChild> ps = a_.PiecesOf(v);
-    uint32_t& k = piece_hint_[v.index()];
-    auto answer = [&] { return pos < ps[k].to ? ps[k].loc : Location(); };
-    if (k < ps.size() && ps[k].from <= pos) {
-      if (k + 1 == ps.size() || pos < ps[k + 1].from) return answer();
-      if (k + 2 == ps.size() || pos < ps[k + 2].from) {
-        ++k;
-        return answer();
-      }
-    }
-    auto it = std::upper_bound(ps.begin(), ps.end(), pos, [](uint32_t p, const LsraChild& c) { return p < c.from; });
-    if (it == ps.begin()) return Location();
-    k = static_cast<uint32_t>(it - ps.begin() - 1);
-    return answer();
+    return v.index() < piece_hint_.size() ? a_.At(v, pos, piece_hint_[v.index()]) : a_.At(v, pos);
   }
   absl::Status Bug(Block b, Inst i, absl::string_view what) const {
     return absl::InternalError(absl::StrCat("function %", f_.name(), ", ", f_.BlockName(b), " `", PrintInst(f_, i, t_),
