@@ -1679,7 +1679,8 @@ absl::StatusOr<ChaitinStats> ChaitinAllocator::Color(Function& func, const Targe
   ReleaseAfterLargeFunction(func.num_insts(), sets_);
   if (!s.ok()) return s;
   if (options_.lower_params) {
-    RA_ASSIGN_OR_RETURN(stats_.lower, LowerBlockParams(func, target));
+    RA_ASSIGN_OR_RETURN(stats_.lower, lowerer_.Run(func, target));
+    ReleaseAfterLargeFunction(func.num_insts(), lowerer_);
   }
   return stats_;
 }

@@ -186,6 +186,7 @@ class ChaitinAllocator {
   InterferenceGraph ifg_;
   ChaitinStats stats_;
   std::unique_ptr<chaitin_internal::Buffers> buffers_;  // kept between functions
+  BlockParamLowerer lowerer_;
   std::unique_ptr<chaitin_internal::Chaitin> active_;  // between Coalesce and Color
   const Function* function_ = nullptr;
 };
