@@ -214,6 +214,66 @@ TEST(InterferenceGraphTest, MatrixAndSparseRowsAgreeThroughMerges) {
   }
 }
 
+// Sparse rows that grow through several block sizes of the row pool (and
+// give blocks back: on growth, on merges, on turning dense) hold what the bit
+// matrix holds; a second build of the same graph reuses the pool's chunks.
+TEST(InterferenceGraphTest, SparseRowsGrowThroughThePool) {
+  constexpr int kNodes = 4096;  // rows of up to 64 words
+  InterferenceGraph m, r, mixed;
+  int64_t first_bytes = 0;
+  for (int build = 0; build < 2; ++build) {
+    m.Reset(kNodes, int64_t{kNodes} * kNodes / 8);
+    r.Reset(kNodes, 0, InterferenceGraph::kNeverDense);
+    mixed.Reset(kNodes, 0, 40);
+    ASSERT_TRUE(m.IsMatrix());
+    uint64_t seed = 3;
+    auto next = [&] {
+      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+      return static_cast<uint32_t>(seed >> 33);
+    };
+    NodeSet to;
+    for (int e = 0; e < 400; ++e) {
+      // A def meeting nodes spread over the whole id range: every row it
+      // names gets a word somewhere in its middle.
+      const uint32_t a = next() % kNodes;
+      to.Reset(kNodes);
+      for (int k = 0; k < 60; ++k) to.Insert(next() % kNodes);
+      for (InterferenceGraph* g : {&m, &r, &mixed}) g->AddEdges(a, to, a);
+      for (int k = 0; k < 20; ++k) {
+        const uint32_t x = next() % kNodes, y = next() % kNodes;
+        for (InterferenceGraph* g : {&m, &r, &mixed}) g->AddEdge(x, y);
+      }
+    }
+    for (InterferenceGraph* g : {&m, &r, &mixed}) g->Finish();
+    std::vector<uint8_t> dead(kNodes, 0);
+    int merges = 0;
+    for (int tries = 0; tries < 5000 && merges < 300; ++tries) {
+      const uint32_t a = next() % kNodes, b = next() % kNodes;
+      if (a == b || dead[a] || dead[b] || m.Interferes(a, b)) continue;
+      for (InterferenceGraph* g : {&m, &r, &mixed}) g->Merge(a, b);
+      dead[b] = 1;
+      ++merges;
+    }
+    EXPECT_EQ(merges, 300);
+    int longest = 0;
+    for (uint32_t n = 0; n < kNodes; ++n) {
+      ASSERT_THAT(r.Neighbors(n), ::testing::ElementsAreArray(m.Neighbors(n))) << "node " << n;
+      ASSERT_THAT(mixed.Neighbors(n), ::testing::ElementsAreArray(m.Neighbors(n))) << "node " << n;
+      ASSERT_EQ(r.Degree(n), m.Degree(n)) << "node " << n;
+      ASSERT_EQ(mixed.Degree(n), m.Degree(n)) << "node " << n;
+      longest = std::max(longest, m.Degree(n));
+    }
+    EXPECT_GT(longest, 64);  // some row took more than 16 words (64 spread ids)
+    EXPECT_EQ(r.num_edges(), m.num_edges());
+    EXPECT_EQ(mixed.num_edges(), m.num_edges());
+    if (build == 0) {
+      first_bytes = r.MemoryBytes();
+    } else {
+      EXPECT_EQ(r.MemoryBytes(), first_bytes);  // the chunks of the first build served the second
+    }
+  }
+}
+
 // A NodeSet holds what a std::set holds through inserts and erases spread
 // over many words, walks it in order and names its nonzero words.
 TEST(InterferenceGraphTest, NodeSetIsASet) {

@@ -38,18 +38,52 @@ void InterferenceGraph::Reset(int num_nodes, int64_t matrix_max_bytes, int64_t d
   summary_.assign(summary_words_ * num_nodes, 0);
   if (words_ > 0) {
     sparse_.clear();
+    pool_.Reset();
     return;
   }
-  if (static_cast<int>(sparse_.size()) < num_nodes) {
-    // Room for a quarter more: a later round's graph has some more nodes (the
-    // spill temporaries: 8% more at 10k instructions), and growing moves every
-    // row (the standard resize doubles, at a million nodes 90 ms).
-    if (static_cast<size_t>(num_nodes) > sparse_.capacity()) {
-      sparse_.reserve(static_cast<size_t>(num_nodes) + static_cast<size_t>(num_nodes) / 4);
-    }
-    sparse_.resize(num_nodes);
+  // Room for a quarter more: a later round's graph has some more nodes (the
+  // spill temporaries: 8% more at 10k instructions), and growing would move
+  // every row header (the standard resize doubles).
+  if (static_cast<size_t>(num_nodes) > sparse_.capacity()) {
+    sparse_.reserve(static_cast<size_t>(num_nodes) + static_cast<size_t>(num_nodes) / 4);
   }
-  for (int n = 0; n < num_nodes; ++n) sparse_[n].clear();
+  sparse_.assign(num_nodes, Row());  // the blocks all go back at once:
+  pool_.Reset();
+}
+
+InterferenceGraph::Word* InterferenceGraph::RowPool::Take(uint32_t words) {
+  const int k = __builtin_ctz(words);
+  if (Word* block = free_[k]) {
+    std::memcpy(&free_[k], static_cast<const void*>(block), sizeof(Word*));
+    return block;
+  }
+  // Carve from the current chunk, else the next one large enough (a chunk
+  // left with too few words keeps them unused until the next build), else a
+  // new chunk: twice the last one, from 16k words (192 KB) to 128k (1.5 MB;
+  // larger ones left more of their end unused).
+  while (chunk_ < chunks_.size() && chunks_[chunk_].size - used_ < words) {
+    ++chunk_;
+    used_ = 0;
+  }
+  if (chunk_ == chunks_.size()) {
+    constexpr size_t kFirstChunkWords = size_t{1} << 14, kMaxChunkWords = size_t{1} << 17;
+    const size_t size = std::max<size_t>(
+        words, chunks_.empty() ? kFirstChunkWords : std::min(2 * chunks_.back().size, kMaxChunkWords));
+    Chunk chunk;
+    chunk.words.reset(static_cast<Word*>(::operator new(size * sizeof(Word))));
+    chunk.size = size;
+    chunks_.push_back(std::move(chunk));
+    used_ = 0;
+  }
+  Word* block = chunks_[chunk_].words.get() + used_;
+  used_ += words;
+  return block;
+}
+
+int64_t InterferenceGraph::RowPool::Bytes() const {
+  int64_t bytes = static_cast<int64_t>(chunks_.capacity() * sizeof(Chunk));
+  for (const Chunk& c : chunks_) bytes += static_cast<int64_t>(c.size * sizeof(Word));
+  return bytes;
 }
 
 namespace {
@@ -73,12 +107,12 @@ void InterferenceGraph::MakeDense(uint32_t a) {
   }
   uint64_t* d = block.words.get();
   for (const Word& w : sparse_[a]) d[w.index] = w.bits();
-  sparse_[a].clear();
+  DropRow(sparse_[a]);
   dense_[a] = d;
 }
 
 const InterferenceGraph::Word* InterferenceGraph::FindWord(uint32_t a, uint32_t index) const {
-  const std::vector<Word>& row = sparse_[a];
+  const Row& row = sparse_[a];
   auto it = WordAtOrAfter(row, index);
   return it != row.end() && it->index == index ? &*it : nullptr;
 }
@@ -96,14 +130,16 @@ bool InterferenceGraph::SetSparseBitElsewhere(uint32_t a, uint32_t b) {
   // and next to it before searching. A new word is written whole, never read
   // back (reading its 8 bytes of bits across the two 4-byte stores that wrote
   // them stalls store forwarding).
-  std::vector<Word>& row = sparse_[a];
+  Row& row = sparse_[a];
   const uint32_t index = b >> 6;
   const uint64_t bit = uint64_t{1} << (b & 63);
   const size_t n = row.size();
   // A new word holding only the bit, at position `at` of the row.
   auto add_word = [&](size_t at) {
     RoomForWord(row);
-    row.insert(row.begin() + static_cast<std::ptrdiff_t>(at), Word(index, bit));
+    std::memmove(static_cast<void*>(row.data + at + 1), row.data + at, (row.count - at) * sizeof(Word));
+    row.data[at] = Word(index, bit);
+    ++row.count;
     ++degree_[a];
     MaybeDense(a);
     return true;
@@ -179,7 +215,7 @@ void InterferenceGraph::AddEdges(uint32_t a, const NodeSet& to, uint32_t skip) {
   // Each word's new bits go to the other rows (mostly at their ends: see
   // SetSparseBit), then into a's row: appended where they pass its end (a
   // def's first batch), else merged in one pass.
-  std::vector<Word>& row = sparse_[a];
+  Row& row = sparse_[a];
   const size_t old_size = row.size();
   merged_.clear();
   size_t i = 0;
@@ -199,7 +235,7 @@ void InterferenceGraph::AddEdges(uint32_t a, const NodeSet& to, uint32_t skip) {
       row[i].set_bits(row[i].bits() | kept);
     } else if (i == old_size) {
       RoomForWord(row);
-      row.push_back(Word(index, kept));
+      row.data[row.count++] = Word(index, kept);
     } else {
       merged_.push_back(Word(index, kept));  // between a's words: merged below
     }
@@ -209,7 +245,8 @@ void InterferenceGraph::AddEdges(uint32_t a, const NodeSet& to, uint32_t skip) {
     // a block, whose row got the later defs of the block first, meets the
     // long-lived values): the two sorted lists merged from the back, in place.
     size_t from = row.size(), extra = merged_.size();
-    row.resize(from + extra);
+    ReserveRow(row, from + extra);
+    row.count = static_cast<uint32_t>(from + extra);
     for (size_t to = row.size(); extra > 0;) {
       if (from > 0 && row[from - 1].index > merged_[extra - 1].index) {
         row[--to] = row[--from];
@@ -229,7 +266,7 @@ void InterferenceGraph::ClearBit(uint32_t a, uint32_t b) {
     d[b >> 6] &= ~bit;
   } else {
     // The bit is set, so its word is there (a word left empty stays).
-    std::vector<Word>& row = sparse_[a];
+    Row& row = sparse_[a];
     auto it = WordAtOrAfter(row, b >> 6);
     it->set_bits(it->bits() & ~bit);
   }
@@ -315,10 +352,10 @@ void InterferenceGraph::Merge(uint32_t a, uint32_t b) {
       return true;
     });
     dense_[b] = nullptr;  // its block stays unused until the next build (which clears it)
-    sparse_[b].clear();
+    DropRow(sparse_[b]);
   } else {
-    std::vector<Word>& x = sparse_[a];
-    std::vector<Word>& y = sparse_[b];
+    Row& x = sparse_[a];
+    Row& y = sparse_[b];
     merged_.clear();
     size_t i = 0, j = 0;
     while (i < x.size() || j < y.size()) {
@@ -334,8 +371,12 @@ void InterferenceGraph::Merge(uint32_t a, uint32_t b) {
         ++j;
       }
     }
-    x.assign(merged_.begin(), merged_.end());
-    y.clear();
+    if (!merged_.empty()) {
+      ReserveRow(x, merged_.size());
+      std::memcpy(static_cast<void*>(x.data), merged_.data(), merged_.size() * sizeof(Word));
+    }
+    x.count = static_cast<uint32_t>(merged_.size());
+    DropRow(y);
     MaybeDense(a);
   }
   degree_[b] = 0;
@@ -344,9 +385,8 @@ void InterferenceGraph::Merge(uint32_t a, uint32_t b) {
 
 int64_t InterferenceGraph::MemoryBytes() const {
   int64_t bytes = static_cast<int64_t>(matrix_.capacity() * sizeof(uint64_t) + summary_.capacity() * 8 +
-                                       sparse_.capacity() * sizeof(std::vector<Word>) +
+                                       sparse_.capacity() * sizeof(Row) + pool_.Bytes() +
                                        degree_.capacity() * sizeof(int32_t) + dead_.capacity());
-  for (const std::vector<Word>& r : sparse_) bytes += static_cast<int64_t>(r.capacity() * sizeof(Word));
   bytes += static_cast<int64_t>(dense_.capacity() * sizeof(uint64_t*));
   for (const DenseBlock& block : dense_rows_) bytes += static_cast<int64_t>(block.capacity * 8);
   return bytes;

@@ -36,17 +36,20 @@
 //
 // Memory: the matrix n²/8 bytes (0.18 MB at the 1.2k live ranges of a 1k-
 // instruction function, 15 MB at 10k, 1.25 GB at 100k) and its summaries
-// n²/512; sparse rows 12 bytes per word holding bits, plus a row header and
-// a pointer per node; dense rows n/8 bytes each (at most 8/3 of the sparse
-// row they replace, whose block stays for the row's next use; the block of a
-// dense row merged away stays unused until the next build, which reuses the
+// n²/512; sparse rows 12 bytes per word holding bits (in blocks of a power of
+// two words, from a pool of chunks kept from build to build), plus a 16-byte
+// row header and a pointer per node; dense rows n/8 bytes each (at most 8/3 of
+// the sparse row they replace, whose block goes back to the pool; the block of
+// a dense row merged away stays unused until the next build, which reuses the
 // blocks of the builds before).
 #ifndef REGALLOC_CHAITIN_IFG_H_
 #define REGALLOC_CHAITIN_IFG_H_
 
 #include <cstddef>
 #include <algorithm>
+#include <array>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <type_traits>
 #include <vector>
@@ -194,8 +197,8 @@ class InterferenceGraph {
       }
       return;
     }
-    const std::vector<Word>& x = sparse_[a];
-    const std::vector<Word>& y = sparse_[b];
+    const Row& x = sparse_[a];
+    const Row& y = sparse_[b];
     size_t i = 0, j = 0;
     while (i < x.size() || j < y.size()) {
       bool keep;
@@ -239,6 +242,59 @@ class InterferenceGraph {
     }
   };
   static_assert(sizeof(Word) == 12, "sparse row words are 12 bytes");
+
+  // Blocks of sparse-row words: a power of two of them (kFirstRowWords and
+  // up), carved from chunks that never move, so that a row's words stay where
+  // they are while other rows grow. A block given back goes on its size's
+  // free list for the next row growing to that size; Reset takes every block
+  // back at once. Not a heap block per row: at a million live ranges the rows
+  // took 3.9 million of them per function (each growth one, and a copy), and
+  // giving the graph back freed a million.
+  class RowPool {
+   public:
+    Word* Take(uint32_t words);  // words: a power of two, at least kFirstRowWords
+    void Give(Word* block, uint32_t words) {
+      const int k = __builtin_ctz(words);
+      std::memcpy(static_cast<void*>(block), &free_[k], sizeof(Word*));  // the list's link, in the block
+      free_[k] = block;
+    }
+    // Every block free again; the chunks stay for the next build.
+    void Reset() {
+      free_.fill(nullptr);
+      chunk_ = 0;
+      used_ = 0;
+    }
+    int64_t Bytes() const;
+
+   private:
+    struct Free {
+      void operator()(Word* w) const { ::operator delete(static_cast<void*>(w)); }
+    };
+    struct Chunk {
+      std::unique_ptr<Word, Free> words;  // raw storage: a block's words are written before read
+      size_t size = 0;
+    };
+    std::vector<Chunk> chunks_;
+    size_t chunk_ = 0;  // the chunk blocks are carved from
+    size_t used_ = 0;   // its words carved
+    std::array<Word*, 32> free_{};
+  };
+  // A sparse row: its words in a block of the pool.
+  struct Row {
+    Word* data = nullptr;
+    uint32_t count = 0;
+    uint32_t capacity = 0;
+    size_t size() const { return count; }
+    bool empty() const { return count == 0; }
+    Word* begin() { return data; }
+    Word* end() { return data + count; }
+    const Word* begin() const { return data; }
+    const Word* end() const { return data + count; }
+    Word& operator[](size_t i) { return data[i]; }
+    const Word& operator[](size_t i) const { return data[i]; }
+    Word& back() { return data[count - 1]; }
+    const Word& back() const { return data[count - 1]; }
+  };
 
   // Calls f(k, bits) for each word k of a's row that may hold bits (ids
   // k*64 .. k*64+63), in increasing k, whatever the row's kind, while f
@@ -298,7 +354,7 @@ class InterferenceGraph {
   // holds b's word (a long-lived node meets each def of a block in turn).
   bool SetSparseBit(uint32_t a, uint32_t b) {
     if (uint64_t* d = dense_[a]) return SetDenseBit(d, a, b);
-    std::vector<Word>& row = sparse_[a];
+    Row& row = sparse_[a];
     if (row.empty() || row.back().index != b >> 6) return SetSparseBitElsewhere(a, b);
     const uint64_t bit = uint64_t{1} << (b & 63);
     const uint64_t bits = row.back().bits();
@@ -334,16 +390,30 @@ class InterferenceGraph {
 
    private:
     const uint64_t* dense_;
-    const std::vector<InterferenceGraph::Word>& sparse_;
+    const InterferenceGraph::Row& sparse_;
     size_t next_ = 0;
   };
-  // Room for one more word in a sparse row. A row's words come one at a time;
-  // from its first, growing 1, 2, 4, ... took a heap block and a copy each (at
-  // a million live ranges, millions of them), so the first takes
-  // kFirstRowWords.
-  static constexpr size_t kFirstRowWords = 8;
-  static void RoomForWord(std::vector<Word>& row) {
-    if (row.size() == row.capacity()) row.reserve(std::max(kFirstRowWords, 2 * row.capacity()));
+  // Room for `words` words in a sparse row: a block twice as large (at least
+  // kFirstRowWords: a row's words come one at a time, and growing 1, 2, 4, ...
+  // took a copy each), the words moved, the old block given back.
+  static constexpr uint32_t kFirstRowWords = 8;
+  void ReserveRow(Row& row, size_t words) {
+    if (words <= row.capacity) return;
+    uint32_t capacity = std::max(kFirstRowWords, 2 * row.capacity);
+    while (capacity < words) capacity *= 2;
+    Word* block = pool_.Take(capacity);
+    if (row.count > 0) std::memcpy(static_cast<void*>(block), row.data, row.count * sizeof(Word));
+    if (row.data != nullptr) pool_.Give(row.data, row.capacity);
+    row.data = block;
+    row.capacity = capacity;
+  }
+  void RoomForWord(Row& row) {
+    if (row.count == row.capacity) ReserveRow(row, row.count + 1);
+  }
+  // Empties a row and gives its block back.
+  void DropRow(Row& row) {
+    if (row.data != nullptr) pool_.Give(row.data, row.capacity);
+    row = Row();
   }
   void ClearBit(uint32_t a, uint32_t b);
   bool Bit(uint32_t a, uint32_t b) const;
@@ -358,7 +428,8 @@ class InterferenceGraph {
   // cleared may keep it), summary_words_ per row.
   std::vector<uint64_t> summary_;
   size_t summary_words_ = 0;
-  std::vector<std::vector<Word>> sparse_;
+  std::vector<Row> sparse_;
+  RowPool pool_;
   // Sparse mode: per node, its dense row (row_words_ words) or nullptr; the
   // rows themselves, each a heap block that stays where it is (a pointer to
   // it survives other rows turning dense). Blocks are kept from build to
