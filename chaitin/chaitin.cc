@@ -1241,7 +1241,7 @@ absl::Status Chaitin::Color(std::vector<uint32_t>& spilled) {
     }
     int d = 0;
     if (uniform[cls_[n].index()]) {
-      d = g_.CountNeighborsIn(n, alive.data());
+      d = g_.LiveDegree(n);  // the unmerged neighbours: `alive`, counted by the graph's merges
     } else {
       const int* cover = &cover_[cls_[n].index() * keys];
       g_.ForEachNeighborIn(n, alive.data(), [&](uint32_t m) { d += cover[key[m]]; });

@@ -171,6 +171,21 @@ TEST(InterferenceGraphTest, MatrixAndSparseRowsAgreeThroughMerges) {
     ASSERT_EQ(r.Degree(n), static_cast<int>(r.Neighbors(n).size())) << "node " << n;
     for (uint32_t x : m.Neighbors(n)) ends += !dead[x];
   }
+  // Each row's entries naming unmerged nodes, counted by the merges, equal a
+  // walk's count restricted to those nodes.
+  std::vector<uint64_t> unmerged((kNodes + 63) / 64, 0);
+  for (uint32_t n = 0; n < kNodes; ++n) {
+    if (!dead[n]) unmerged[n / 64] |= uint64_t{1} << (n % 64);
+  }
+  int stale_rows = 0;
+  for (uint32_t n = 0; n < kNodes; ++n) {
+    if (dead[n]) continue;
+    for (const InterferenceGraph* g : {&m, &r, &one, &mixed, &dense}) {
+      ASSERT_EQ(g->LiveDegree(n), g->CountNeighborsIn(n, unmerged.data())) << "node " << n;
+    }
+    stale_rows += m.LiveDegree(n) < m.Degree(n);
+  }
+  EXPECT_GT(stale_rows, 0);  // merges left entries naming merged nodes
   EXPECT_EQ(m.num_edges(), ends / 2);
   EXPECT_EQ(r.num_edges(), ends / 2);
   EXPECT_EQ(one.num_edges(), ends / 2);
@@ -264,6 +279,16 @@ TEST(InterferenceGraphTest, SparseRowsGrowThroughThePool) {
       longest = std::max(longest, m.Degree(n));
     }
     EXPECT_GT(longest, 64);  // some row took more than 16 words (64 spread ids)
+    std::vector<uint64_t> unmerged((kNodes + 63) / 64, 0);
+    for (uint32_t n = 0; n < kNodes; ++n) {
+      if (!dead[n]) unmerged[n / 64] |= uint64_t{1} << (n % 64);
+    }
+    for (uint32_t n = 0; n < kNodes; ++n) {
+      if (dead[n]) continue;
+      for (const InterferenceGraph* g : {&m, &r, &mixed}) {
+        ASSERT_EQ(g->LiveDegree(n), g->CountNeighborsIn(n, unmerged.data())) << "node " << n;
+      }
+    }
     EXPECT_EQ(r.num_edges(), m.num_edges());
     EXPECT_EQ(mixed.num_edges(), m.num_edges());
     if (build == 0) {

@@ -8,6 +8,8 @@ void InterferenceGraph::Reset(int num_nodes, int64_t matrix_max_bytes, int64_t d
   num_nodes_ = num_nodes;
   dead_.assign(num_nodes, 0);
   degree_.assign(num_nodes, 0);
+  stale_.assign(num_nodes, 0);
+  dead_bits_.assign((static_cast<size_t>(num_nodes) + 63) / 64, 0);
   dense_.assign(num_nodes, nullptr);
   dense_used_ = 0;
   edges_ = 0;
@@ -315,7 +317,10 @@ void InterferenceGraph::Merge(uint32_t a, uint32_t b) {
     ForEachNeighbor(b, [&](uint32_t n) {
       if (dead_[n]) return;
       --edges_;
-      if (Bit(n, a)) return;
+      if (Bit(n, a)) {
+        ++stale_[n];  // n keeps b, stale
+        return;
+      }
       SetBit(n, a);
       ClearBit(n, b);
       ++edges_;
@@ -334,6 +339,7 @@ void InterferenceGraph::Merge(uint32_t a, uint32_t b) {
         if (dead_[n]) continue;
         if ((in_a >> bit) & 1) {
           --edges_;  // n keeps b, stale
+          ++stale_[n];
           continue;
         }
         ClearBit(n, b);
@@ -349,6 +355,7 @@ void InterferenceGraph::Merge(uint32_t a, uint32_t b) {
     uint64_t* summary_b = &summary_[b * summary_words_];
     ForEachSummaryWord(summary_b, nullptr, [&](size_t k) {
       degree_[a] += BitSet256::PopCount(row_b[k] & ~row_a[k]);
+      stale_[a] += BitSet256::PopCount(row_b[k] & ~row_a[k] & dead_bits_[k]);
       row_a[k] |= row_b[k];
       row_b[k] = 0;
       return true;
@@ -363,6 +370,7 @@ void InterferenceGraph::Merge(uint32_t a, uint32_t b) {
     uint64_t* x = dense_[a];
     auto add = [&](size_t k, uint64_t bits) {
       degree_[a] += BitSet256::PopCount(bits & ~x[k]);
+      stale_[a] += BitSet256::PopCount(bits & ~x[k] & dead_bits_[k]);
       x[k] |= bits;
     };
     ForEachRowWord(b, [&](size_t k, uint64_t bits) {
@@ -381,9 +389,11 @@ void InterferenceGraph::Merge(uint32_t a, uint32_t b) {
         merged_.push_back(x[i++]);
       } else if (i == x.size() || y[j].index < x[i].index) {
         degree_[a] += BitSet256::PopCount(y[j].bits());
+        stale_[a] += BitSet256::PopCount(y[j].bits() & dead_bits_[y[j].index]);
         merged_.push_back(y[j++]);
       } else {
         degree_[a] += BitSet256::PopCount(y[j].bits() & ~x[i].bits());
+        stale_[a] += BitSet256::PopCount(y[j].bits() & ~x[i].bits() & dead_bits_[y[j].index]);
         merged_.push_back(Word(x[i].index, x[i].bits() | y[j].bits()));
         ++i;
         ++j;
@@ -398,7 +408,9 @@ void InterferenceGraph::Merge(uint32_t a, uint32_t b) {
     MaybeDense(a);
   }
   degree_[b] = 0;
+  stale_[b] = 0;
   dead_[b] = 1;
+  dead_bits_[b >> 6] |= uint64_t{1} << (b & 63);
 }
 
 int64_t InterferenceGraph::MemoryBytes() const {

@@ -157,6 +157,11 @@ class InterferenceGraph {
   // The entries of a's row. After merges it may still name a merged node
   // (where its survivor is named too): callers skip nodes they know merged.
   int Degree(uint32_t a) const { return degree_[a]; }
+  // The entries of a's row that name unmerged nodes (what a walk restricted
+  // to the unmerged nodes counts), without reading the row: Merge keeps a
+  // count per row of its entries that name merged nodes. Edges are added
+  // between unmerged nodes only.
+  int LiveDegree(uint32_t a) const { return degree_[a] - stale_[a]; }
   // Calls f(m) for each entry m of a's row in increasing order (after
   // Finish); f may return bool, false to stop.
   template <typename F>
@@ -447,6 +452,8 @@ class InterferenceGraph {
   size_t dense_after_ = 0;
   std::vector<int32_t> degree_;
   std::vector<uint8_t> dead_;  // merged into another node
+  std::vector<uint64_t> dead_bits_;  // the same, a bit per node (Merge's rows are OR-ed word by word)
+  std::vector<int32_t> stale_;       // per node: its row's entries that name merged nodes
   std::vector<Word> merged_;   // Merge's buffer
   int64_t edges_ = 0;
 };
