@@ -1,6 +1,7 @@
 #include "liveness/live_sets.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "base/warm_buffers.h"
 #include "ssa/cfg.h"
@@ -89,6 +90,60 @@ void LiveSets::ComputeSets(const Function& func, absl::Span<const uint8_t> skip)
   for (int v = 0; dense && v < func.num_values(); ++v) {
     if (global_index_[v] >= 0) global_value[global_index_[v]] = Value(v);
   }
+  // With sorted lists, the long-lived values go to bit vectors beside them
+  // (set_long_value_span): those spanning the most blocks of the layout, up
+  // to kLongValueWords words, taken in value order.
+  std::vector<int32_t>& long_bit = s_.long_bit;
+  std::vector<Value>& long_value = s_.long_value;
+  long_value.clear();
+  size_t lw = 0;  // words per block
+  if (!dense && long_span_ != kNoLongValues) {
+    // The layout positions of each global value's first and last blocks.
+    std::vector<uint32_t>& first_pos = s_.first_pos;
+    std::vector<uint32_t>& last_pos = s_.last_pos;
+    first_pos.assign(func.num_values(), ~0u);
+    last_pos.resize(func.num_values());
+    uint32_t pos = 0;
+    auto at = [&](Value v) {
+      if (global_index_[v.index()] < 0) return;
+      if (first_pos[v.index()] == ~0u) first_pos[v.index()] = pos;
+      last_pos[v.index()] = pos;
+    };
+    for (Block b : func.layout()) {
+      for (const Operand& p : func.block(b).params) at(p.value());
+      for (Inst i : func.block(b).insts) {
+        for (const Operand& op : func.operands(i)) at(op.value());
+      }
+      ++pos;
+    }
+    uint32_t span_min = long_span_ != kLongSpanAuto ? long_span_ : std::max<uint32_t>(64, pos / 64);
+    const size_t cap = kLongValueWords * 64;
+    auto span = [&](int v) { return last_pos[v] - first_pos[v]; };
+    std::vector<uint32_t>& spans = s_.spans;
+    spans.clear();
+    for (int v = 0; v < func.num_values(); ++v) {
+      if (global_index_[v] >= 0 && span(v) >= span_min) spans.push_back(span(v));
+    }
+    if (spans.size() > cap) {  // the cap longest (ties: the first in value order)
+      std::nth_element(spans.begin(), spans.begin() + static_cast<std::ptrdiff_t>(cap - 1), spans.end(),
+                       std::greater<uint32_t>());
+      span_min = spans[cap - 1];
+    }
+    long_bit.assign(func.num_values(), -1);
+    for (int v = 0; v < func.num_values() && long_value.size() < cap; ++v) {
+      if (global_index_[v] < 0 || span(v) < span_min) continue;
+      long_bit[v] = static_cast<int32_t>(long_value.size());
+      long_value.push_back(Value(v));
+    }
+    lw = (long_value.size() + 63) / 64;
+  }
+  std::vector<uint64_t>& long_ue = s_.long_ue;
+  std::vector<uint64_t>& long_defs = s_.long_defs;
+  long_ue.assign(lw * nb, 0);
+  long_defs.assign(lw * nb, 0);
+  auto set_bit = [&](std::vector<uint64_t>& rows, size_t b, int32_t bit) {
+    rows[b * lw + static_cast<size_t>(bit >> 6)] |= uint64_t{1} << (bit & 63);
+  };
 
   // Pass 2: per block, upward-exposed uses and defs of global values, as sorted
   // keys, in flat rows. In SSA a use in the defining block follows the def, so a
@@ -109,12 +164,25 @@ void LiveSets::ComputeSets(const Function& func, absl::Span<const uint8_t> skip)
     if (func.block(b).in_layout) {
       for (const Operand& p : func.block(b).params) {
         const int32_t g = global_index_[p.value().index()];
-        if (g >= 0) d.push_back(dense ? static_cast<uint32_t>(g) : p.value().index());
+        if (g < 0) continue;
+        if (lw > 0 && long_bit[p.value().index()] >= 0) {
+          set_bit(long_defs, bi, long_bit[p.value().index()]);
+        } else {
+          d.push_back(dense ? static_cast<uint32_t>(g) : p.value().index());
+        }
       }
       for (Inst i : func.block(b).insts) {
         for (const Operand& op : func.operands(i)) {
           const int32_t g = global_index_[op.value().index()];
           if (g < 0) continue;
+          if (lw > 0 && long_bit[op.value().index()] >= 0) {
+            if (op.IsDef()) {
+              set_bit(long_defs, bi, long_bit[op.value().index()]);
+            } else if (def_block_[op.value().index()] != b) {
+              set_bit(long_ue, bi, long_bit[op.value().index()]);
+            }
+            continue;
+          }
           const uint32_t key = dense ? static_cast<uint32_t>(g) : op.value().index();
           if (op.IsDef()) {
             d.push_back(key);
@@ -186,7 +254,52 @@ void LiveSets::ComputeSets(const Function& func, absl::Span<const uint8_t> skip)
   // a union instead of merging the two sets again.
   std::vector<uint32_t>& out_size = s_.out_size;
   out_size.assign(nb, kNoSize);
+  // The long-lived values' live-in bits, and live-out as the union of the
+  // successors' (in long_out).
+  std::vector<uint64_t>& long_in = s_.long_in;
+  std::vector<uint64_t>& long_out = s_.long_out;
+  std::vector<uint64_t>& long_next = s_.long_next;
+  long_in.assign(lw * nb, 0);
+  long_out.assign(lw, 0);
+  long_next.assign(lw, 0);
+  auto long_live_out = [&](Block b) {
+    std::fill(long_out.begin(), long_out.end(), 0);
+    for (const Edge& e : cfg.succs(b)) {
+      const uint64_t* row = long_in.data() + e.to.index() * lw;
+      for (size_t k = 0; k < lw; ++k) long_out[k] |= row[k];
+    }
+  };
+  auto long_count = [&](const uint64_t* bits) {
+    size_t c = 0;
+    for (size_t k = 0; k < lw; ++k) c += static_cast<size_t>(__builtin_popcountll(bits[k]));
+    return c;
+  };
+  // A sorted list and long-lived bits, merged into values.
+  auto write = [&](absl::Span<const uint32_t> list, const uint64_t* bits, Value* row) {
+    const uint32_t* l = list.data();
+    const uint32_t* const l_end = l + list.size();
+    for (size_t k = 0; k < lw; ++k) {
+      for (uint64_t w = bits[k]; w != 0; w &= w - 1) {
+        const uint32_t v = long_value[k * 64 + static_cast<size_t>(__builtin_ctzll(w))].index();
+        while (l != l_end && *l < v) *row++ = Value(*l++);
+        *row++ = Value(v);
+      }
+    }
+    while (l != l_end) *row++ = Value(*l++);
+  };
   Fixpoint(nb, [&](Block b) {
+    bool long_grew = false;
+    if (lw > 0) {
+      long_live_out(b);
+      const uint64_t* ue_bits = long_ue.data() + b.index() * lw;
+      const uint64_t* def_bits = long_defs.data() + b.index() * lw;
+      uint64_t* in_bits = long_in.data() + b.index() * lw;
+      for (size_t k = 0; k < lw; ++k) {
+        const uint64_t next = (long_out[k] & ~def_bits[k]) | ue_bits[k];
+        long_grew |= next != in_bits[k];
+        in_bits[k] = next;
+      }
+    }
     absl::Span<const uint32_t> bout = out_of(b);
     out_size[b.index()] = static_cast<uint32_t>(bout.size());
     // in = ue ∪ (out − defs) in one pass: defs and ue are a block's few
@@ -218,25 +331,30 @@ void LiveSets::ComputeSets(const Function& func, absl::Span<const uint8_t> skip)
     // A set only grows from visit to visit (it is a monotone function of its
     // successors' sets, which only grow), so an unchanged size is an
     // unchanged set.
-    if (next_in.size() == in_rows[b.index()].size) return false;
+    if (next_in.size() == in_rows[b.index()].size) return long_grew;
     in_rows[b.index()] = Scratch::InRow{store(next_in), next_in.size()};
     return true;
   });
 
   Flatten(
-      nb, [&](size_t b) { return in_rows[b].size; },
+      nb, [&](size_t b) { return in_rows[b].size + long_count(long_in.data() + b * lw); },
       [&](size_t b) {
-        if (out_size[b] != kNoSize) return static_cast<size_t>(out_size[b]);
+        long_live_out(Block(static_cast<uint32_t>(b)));
+        const size_t long_size = long_count(long_out.data());
+        if (out_size[b] != kNoSize) return static_cast<size_t>(out_size[b]) + long_size;
         // Not visited (unreachable): the union's size.
-        return out_of(Block(static_cast<uint32_t>(b))).size();
+        return out_of(Block(static_cast<uint32_t>(b))).size() + long_size;
       },
+      [&](size_t b, Value* row) { write(in(b), long_in.data() + b * lw, row); },
       [&](size_t b, Value* row) {
-        for (uint32_t v : in(b)) *row++ = Value(v);
-      },
-      [&](size_t b, Value* row) {
-        for (uint32_t v : out_of(Block(static_cast<uint32_t>(b)))) *row++ = Value(v);
+        long_live_out(Block(static_cast<uint32_t>(b)));
+        write(out_of(Block(static_cast<uint32_t>(b))), long_out.data(), row);
       },
       [&](size_t b) {
+        long_live_out(Block(static_cast<uint32_t>(b)));
+        if (!std::equal(long_out.begin(), long_out.end(), long_in.begin() + static_cast<std::ptrdiff_t>(b * lw))) {
+          return false;
+        }
         absl::Span<const uint32_t> bout = out_of(Block(static_cast<uint32_t>(b)));
         absl::Span<const uint32_t> bin = in(b);
         return std::equal(bout.begin(), bout.end(), bin.begin(), bin.end());

@@ -92,6 +92,21 @@ class LiveSets {
   // Another bound for the next Compute (tests: 0 takes sorted lists always).
   void set_dense_max_words(size_t words) { dense_max_words_ = words; }
 
+  // With sorted lists, the long-lived values (those whose first and last
+  // blocks lie at least a span of blocks apart in the layout, the span
+  // kLongSpanAuto picks: a 64th of the blocks, at least 64) are kept as bit
+  // vectors beside the lists, up to kLongValueWords words of them per block:
+  // a value live across most blocks costs a bit per block there, where each
+  // list holding it copied it at each visit. The result is the same sorted
+  // lists either way. (Tests: 1 puts every global value with a span of a
+  // block or more there, up to the bound; kNoLongValues none.)
+  static constexpr uint32_t kLongSpanAuto = 0;
+  static constexpr uint32_t kNoLongValues = ~0u;
+  static constexpr size_t kLongValueWords = 8;
+  void set_long_value_span(uint32_t blocks) { long_span_ = blocks; }
+  // How many values the last Compute kept as bit vectors beside the lists.
+  int num_long_values() const { return static_cast<int>(s_.long_value.size()); }
+
  private:
   void ComputeSets(const Function& func, absl::Span<const uint8_t> skip);
   void DenseFixpoint(size_t nb, size_t words);
@@ -108,6 +123,7 @@ class LiveSets {
   std::vector<Block> def_block_;
   int num_global_ = 0;
   size_t dense_max_words_ = kDenseMaxWords;
+  uint32_t long_span_ = kLongSpanAuto;
   int block_visits_ = 0;
   CompressedRows<Value> rows_;    // the distinct sets
   std::vector<uint32_t> row_of_;  // per set (2b: live-in of block b, 2b + 1: live-out): its row
@@ -115,6 +131,16 @@ class LiveSets {
   // of more than kWarmBufferInsts instructions: base/warm_buffers.h).
   struct Scratch {
     std::vector<int32_t> seen;
+    // Pass 1, per value: the layout positions of the first and last blocks
+    // it appears in.
+    std::vector<uint32_t> first_pos, last_pos;
+    // The long-lived values beside the sorted lists: per value its bit
+    // (-1: none), per bit its value, and per block their bit vectors
+    // (long_words each): upward-exposed uses, defs, live-in.
+    std::vector<int32_t> long_bit;
+    std::vector<Value> long_value;
+    std::vector<uint32_t> spans;
+    std::vector<uint64_t> long_ue, long_defs, long_in, long_out, long_next;
     std::vector<Value> global_value;
     CompressedRows<uint32_t> ue;
     CompressedRows<uint32_t> defs;

@@ -22,7 +22,7 @@ class LivenessProperty : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(LivenessProperty, SparseAgreesWithDenseAndPoints) {
   const Target& t = *TargetByName(GetParam()).value();
-  int sets_total = 0, stored_total = 0;
+  int sets_total = 0, stored_total = 0, long_values = 0;
   for (uint64_t seed = 1; seed <= 120; ++seed) {
     GeneratorOptions g;
     g.num_insts = 40 + static_cast<int>(seed % 7) * 40;
@@ -37,15 +37,25 @@ TEST_P(LivenessProperty, SparseAgreesWithDenseAndPoints) {
                         (split ? " --phases=legalize,split_critical_edges,liveness --print)"
                                : " --phases=legalize,liveness --print)");
     LiveSets sets(f);
-    LiveSets lists;
+    LiveSets lists, mixed;
     lists.set_dense_max_words(0);
+    lists.set_long_value_span(LiveSets::kNoLongValues);
     lists.Compute(f);
+    // Sorted lists with every value spanning a block or more as bits beside
+    // them (up to the bound).
+    mixed.set_dense_max_words(0);
+    mixed.set_long_value_span(1);
+    mixed.Compute(f);
+    EXPECT_EQ(lists.num_long_values(), 0);
+    long_values += mixed.num_long_values();
     DenseLiveness dense(f);
-    for (const LiveSets* s : {&sets, &lists}) {
+    for (const LiveSets* s : {&sets, &lists, &mixed}) {
       for (Block b : f.layout()) {
         std::vector<Value> in(s->LiveIn(b).begin(), s->LiveIn(b).end());
         std::vector<Value> out(s->LiveOut(b).begin(), s->LiveOut(b).end());
-        const char* kind = s == &sets ? " (bit vectors) block" : " (sorted lists) block";
+        const char* kind = s == &sets    ? " (bit vectors) block"
+                           : s == &lists ? " (sorted lists) block"
+                                         : " (sorted lists and long-lived bits) block";
         ASSERT_EQ(in, dense.live_in[b.index()].Values()) << where << kind << b.index();
         ASSERT_EQ(out, dense.live_out[b.index()].Values()) << where << kind << b.index();
       }
@@ -58,6 +68,7 @@ TEST_P(LivenessProperty, SparseAgreesWithDenseAndPoints) {
     for (size_t max_words : {LiveSets::kDenseMaxWords, size_t{0}}) {
       LiveSets part;
       part.set_dense_max_words(max_words);
+      part.set_long_value_span(1);
       part.Compute(f, skip);
       for (Block b : f.layout()) {
         for (const bool out : {false, true}) {
@@ -135,6 +146,7 @@ TEST_P(LivenessProperty, SparseAgreesWithDenseAndPoints) {
   }
   // Equal sets were shared (the comparisons above read them through the aliases).
   EXPECT_LT(stored_total, sets_total * 3 / 4) << stored_total << " rows for " << sets_total << " sets";
+  EXPECT_GT(long_values, 1000);  // the mixed sets held values both ways
 }
 
 // A function whose sorted-list sets overflow the fixpoint's first chunk of
@@ -152,11 +164,19 @@ TEST(LivenessLarge, SortedListsAcrossChunksEqualBitVectors) {
   LiveSets lists;
   lists.set_dense_max_words(0);
   size_t entries = 0;
-  for (const Function* f : {&large, &small, &large}) {
+  // The large function first with its long-lived values as bits beside the
+  // lists, the second time without.
+  const std::vector<std::pair<const Function*, uint32_t>> runs = {
+      {&large, LiveSets::kLongSpanAuto}, {&small, LiveSets::kLongSpanAuto}, {&large, LiveSets::kNoLongValues}};
+  for (const auto& [f, span] : runs) {
     LiveSets bits;
     bits.set_dense_max_words(size_t{1} << 30);
     bits.Compute(*f);
+    lists.set_long_value_span(span);
     lists.Compute(*f);
+    if (f == &large && span == LiveSets::kLongSpanAuto) {
+      EXPECT_GT(lists.num_long_values(), 100);  // the generator's long-lived values, at least
+    }
     for (Block b : f->layout()) {
       ASSERT_TRUE(std::equal(lists.LiveIn(b).begin(), lists.LiveIn(b).end(), bits.LiveIn(b).begin(),
                              bits.LiveIn(b).end()))
