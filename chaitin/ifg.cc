@@ -49,7 +49,8 @@ void InterferenceGraph::Reset(int num_nodes, int64_t matrix_max_bytes, int64_t d
   if (static_cast<size_t>(num_nodes) > sparse_.capacity()) {
     sparse_.reserve(static_cast<size_t>(num_nodes) + static_cast<size_t>(num_nodes) / 4);
   }
-  sparse_.assign(num_nodes, Row());  // the blocks all go back at once:
+  // Every row empty, and every block back in the pool at once.
+  sparse_.assign(num_nodes, Row());
   pool_.Reset();
 }
 
@@ -416,7 +417,8 @@ void InterferenceGraph::Merge(uint32_t a, uint32_t b) {
 int64_t InterferenceGraph::MemoryBytes() const {
   int64_t bytes = static_cast<int64_t>(matrix_.capacity() * sizeof(uint64_t) + summary_.capacity() * 8 +
                                        sparse_.capacity() * sizeof(Row) + pool_.Bytes() +
-                                       degree_.capacity() * sizeof(int32_t) + dead_.capacity());
+                                       degree_.capacity() * sizeof(int32_t) + dead_.capacity() +
+                                       stale_.capacity() * sizeof(int32_t) + dead_bits_.capacity() * 8);
   bytes += static_cast<int64_t>(dense_.capacity() * sizeof(uint64_t*));
   for (const DenseBlock& block : dense_rows_) bytes += static_cast<int64_t>(block.capacity * 8);
   return bytes;

@@ -146,7 +146,7 @@ void LiveSets::ComputeSets(const Function& func, absl::Span<const uint8_t> skip)
   };
 
   // Pass 2: per block, upward-exposed uses and defs of global values, as sorted
-  // keys, in flat rows. In SSA a use in the defining block follows the def, so a
+  // keys, in flat rows (the long-lived values' as bits instead). In SSA a use in the defining block follows the def, so a
   // use is upward-exposed exactly when the value is defined elsewhere. The keys
   // are global indexes where the sets are bit vectors (Pass 3), else value
   // indexes: a sorted list of those is the result as it is, with no
@@ -258,10 +258,8 @@ void LiveSets::ComputeSets(const Function& func, absl::Span<const uint8_t> skip)
   // successors' (in long_out).
   std::vector<uint64_t>& long_in = s_.long_in;
   std::vector<uint64_t>& long_out = s_.long_out;
-  std::vector<uint64_t>& long_next = s_.long_next;
   long_in.assign(lw * nb, 0);
   long_out.assign(lw, 0);
-  long_next.assign(lw, 0);
   auto long_live_out = [&](Block b) {
     std::fill(long_out.begin(), long_out.end(), 0);
     for (const Edge& e : cfg.succs(b)) {

@@ -140,7 +140,7 @@ class LiveSets {
     std::vector<int32_t> long_bit;
     std::vector<Value> long_value;
     std::vector<uint32_t> spans;
-    std::vector<uint64_t> long_ue, long_defs, long_in, long_out, long_next;
+    std::vector<uint64_t> long_ue, long_defs, long_in, long_out;
     std::vector<Value> global_value;
     CompressedRows<uint32_t> ue;
     CompressedRows<uint32_t> defs;

@@ -172,14 +172,20 @@ block3:
     ret v3
 }
 )").f;
-  LiveSets bits, lists;
+  LiveSets bits, lists, mixed;
   bits.set_dense_max_words(LiveSets::kDenseMaxWords);
   lists.set_dense_max_words(0);
+  mixed.set_dense_max_words(0);
+  mixed.set_long_value_span(1);  // every global value as bits beside the lists
   bits.Compute(f);
   lists.Compute(f);
+  mixed.Compute(f);
+  EXPECT_GT(mixed.num_long_values(), 0);
   for (int b = 0; b < 4; ++b) {
     EXPECT_EQ(Ids(lists.LiveIn(B(b))), Ids(bits.LiveIn(B(b)))) << "block" << b;
     EXPECT_EQ(Ids(lists.LiveOut(B(b))), Ids(bits.LiveOut(B(b)))) << "block" << b;
+    EXPECT_EQ(Ids(mixed.LiveIn(B(b))), Ids(bits.LiveIn(B(b)))) << "block" << b;
+    EXPECT_EQ(Ids(mixed.LiveOut(B(b))), Ids(bits.LiveOut(B(b)))) << "block" << b;
   }
   EXPECT_THAT(Ids(lists.LiveOut(B(2))), ElementsAre(2));
   EXPECT_THAT(Ids(lists.LiveIn(B(1))), ElementsAre(2));
