@@ -137,6 +137,7 @@ void LiveSets::ComputeSets(const Function& func, absl::Span<const uint8_t> skip)
     }
     lw = (long_value.size() + 63) / 64;
   }
+  num_long_ = static_cast<int>(long_value.size());
   std::vector<uint64_t>& long_ue = s_.long_ue;
   std::vector<uint64_t>& long_defs = s_.long_defs;
   long_ue.assign(lw * nb, 0);

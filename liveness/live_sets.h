@@ -105,7 +105,7 @@ class LiveSets {
   static constexpr size_t kLongValueWords = 8;
   void set_long_value_span(uint32_t blocks) { long_span_ = blocks; }
   // How many values the last Compute kept as bit vectors beside the lists.
-  int num_long_values() const { return static_cast<int>(s_.long_value.size()); }
+  int num_long_values() const { return num_long_; }
 
  private:
   void ComputeSets(const Function& func, absl::Span<const uint8_t> skip);
@@ -122,6 +122,7 @@ class LiveSets {
   std::vector<int32_t> global_index_;
   std::vector<Block> def_block_;
   int num_global_ = 0;
+  int num_long_ = 0;
   size_t dense_max_words_ = kDenseMaxWords;
   uint32_t long_span_ = kLongSpanAuto;
   int block_visits_ = 0;

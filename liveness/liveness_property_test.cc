@@ -8,6 +8,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "base/warm_buffers.h"
 #include "liveness/live_ranges.h"
 #include "liveness/live_sets.h"
 #include "liveness/liveness_queries.h"
@@ -188,6 +189,21 @@ TEST(LivenessLarge, SortedListsAcrossChunksEqualBitVectors) {
     }
   }
   EXPECT_GT(entries, 2u * (size_t{1} << 18)) << "the live-in sets no longer fill more than one chunk";
+}
+
+// After a function large enough that the working storage is given back
+// (base/warm_buffers.h), the count of long-lived values is still the one
+// the sets were computed with.
+TEST(LivenessLarge, LongValuesCountedPastTheWarmBuffers) {
+  const Target& t = *TargetByName("x86_64").value();
+  GeneratorOptions g;
+  g.num_insts = 70000;
+  Function f = Generate(5, g, t).value();
+  ASSERT_GT(f.num_insts(), kWarmBufferInsts);
+  LiveSets lists;
+  lists.set_dense_max_words(0);
+  lists.Compute(f);
+  EXPECT_GT(lists.num_long_values(), 100);
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, LivenessProperty, ::testing::Values("x86_64", "aarch64", "armv7"));
