@@ -3,6 +3,7 @@
 // be there) and the interpreter, and each test asserts what the allocator should
 // have done.
 #include <algorithm>
+#include <initializer_list>
 #include <regex>
 #include <set>
 #include <string>
@@ -28,6 +29,36 @@ namespace {
 using ::testing::HasSubstr;
 
 const Target& T(const char* name) { return *TargetByName(name).value(); }
+
+// Reproducible node ids for the graph tests: a 64-bit linear congruential
+// generator's high bits.
+class Lcg {
+ public:
+  explicit Lcg(uint64_t seed) : seed_(seed) {}
+  uint32_t operator()() {
+    seed_ = seed_ * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<uint32_t>(seed_ >> 33);
+  }
+
+ private:
+  uint64_t seed_;
+};
+
+// Each row's entries naming unmerged nodes, counted by the merges
+// (LiveDegree), equal a walk's count restricted to those nodes, in every
+// graph: the nodes with dead[n] set are the merged ones.
+void ExpectLiveDegreesAgree(std::initializer_list<const InterferenceGraph*> graphs, const std::vector<uint8_t>& dead) {
+  std::vector<uint64_t> unmerged((dead.size() + 63) / 64, 0);
+  for (uint32_t n = 0; n < dead.size(); ++n) {
+    if (!dead[n]) unmerged[n / 64] |= uint64_t{1} << (n % 64);
+  }
+  for (uint32_t n = 0; n < dead.size(); ++n) {
+    if (dead[n]) continue;
+    for (const InterferenceGraph* g : graphs) {
+      ASSERT_EQ(g->LiveDegree(n), g->CountNeighborsIn(n, unmerged.data())) << "node " << n;
+    }
+  }
+}
 
 struct ChaitinRun {
   ChaitinStats stats;
@@ -108,11 +139,7 @@ TEST(InterferenceGraphTest, MatrixAndSparseRowsAgreeThroughMerges) {
   mixed.Reset(kNodes, 0, 3);
   dense.Reset(kNodes, 0, 0);
   const std::vector<InterferenceGraph*> batched = {&m, &r, &mixed, &dense};
-  uint64_t seed = 7;
-  auto next = [&] {
-    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-    return static_cast<uint32_t>(seed >> 33);
-  };
+  Lcg next(7);
   // A row's edges in one batch (as a def meets the live nodes): a row takes
   // them a word at a time, appended past its end or merged between its
   // words; the batch may name the node itself and a node to skip.
@@ -171,20 +198,9 @@ TEST(InterferenceGraphTest, MatrixAndSparseRowsAgreeThroughMerges) {
     ASSERT_EQ(r.Degree(n), static_cast<int>(r.Neighbors(n).size())) << "node " << n;
     for (uint32_t x : m.Neighbors(n)) ends += !dead[x];
   }
-  // Each row's entries naming unmerged nodes, counted by the merges, equal a
-  // walk's count restricted to those nodes.
-  std::vector<uint64_t> unmerged((kNodes + 63) / 64, 0);
-  for (uint32_t n = 0; n < kNodes; ++n) {
-    if (!dead[n]) unmerged[n / 64] |= uint64_t{1} << (n % 64);
-  }
+  ASSERT_NO_FATAL_FAILURE(ExpectLiveDegreesAgree({&m, &r, &one, &mixed, &dense}, dead));
   int stale_rows = 0;
-  for (uint32_t n = 0; n < kNodes; ++n) {
-    if (dead[n]) continue;
-    for (const InterferenceGraph* g : {&m, &r, &one, &mixed, &dense}) {
-      ASSERT_EQ(g->LiveDegree(n), g->CountNeighborsIn(n, unmerged.data())) << "node " << n;
-    }
-    stale_rows += m.LiveDegree(n) < m.Degree(n);
-  }
+  for (uint32_t n = 0; n < kNodes; ++n) stale_rows += !dead[n] && m.LiveDegree(n) < m.Degree(n);
   EXPECT_GT(stale_rows, 0);  // merges left entries naming merged nodes
   EXPECT_EQ(m.num_edges(), ends / 2);
   EXPECT_EQ(r.num_edges(), ends / 2);
@@ -241,11 +257,7 @@ TEST(InterferenceGraphTest, SparseRowsGrowThroughThePool) {
     r.Reset(kNodes, 0, InterferenceGraph::kNeverDense);
     mixed.Reset(kNodes, 0, 40);
     ASSERT_TRUE(m.IsMatrix());
-    uint64_t seed = 3;
-    auto next = [&] {
-      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-      return static_cast<uint32_t>(seed >> 33);
-    };
+    Lcg next(3);
     NodeSet to;
     for (int e = 0; e < 400; ++e) {
       // A def meeting nodes spread over the whole id range: every row it
@@ -279,16 +291,7 @@ TEST(InterferenceGraphTest, SparseRowsGrowThroughThePool) {
       longest = std::max(longest, m.Degree(n));
     }
     EXPECT_GT(longest, 64);  // some row took more than 16 words (64 spread ids)
-    std::vector<uint64_t> unmerged((kNodes + 63) / 64, 0);
-    for (uint32_t n = 0; n < kNodes; ++n) {
-      if (!dead[n]) unmerged[n / 64] |= uint64_t{1} << (n % 64);
-    }
-    for (uint32_t n = 0; n < kNodes; ++n) {
-      if (dead[n]) continue;
-      for (const InterferenceGraph* g : {&m, &r, &mixed}) {
-        ASSERT_EQ(g->LiveDegree(n), g->CountNeighborsIn(n, unmerged.data())) << "node " << n;
-      }
-    }
+    ASSERT_NO_FATAL_FAILURE(ExpectLiveDegreesAgree({&m, &r, &mixed}, dead));
     EXPECT_EQ(r.num_edges(), m.num_edges());
     EXPECT_EQ(mixed.num_edges(), m.num_edges());
     if (build == 0) {

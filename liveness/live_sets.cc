@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "base/bitset.h"
 #include "base/warm_buffers.h"
 #include "ssa/cfg.h"
 
@@ -10,6 +11,13 @@ namespace regalloc {
 namespace {
 
 constexpr uint32_t kNoSize = ~0u;  // a block the fixpoint did not visit
+
+// The bits set in a bit vector of `words` words.
+size_t CountBits(const uint64_t* bits, size_t words) {
+  size_t c = 0;
+  for (size_t k = 0; k < words; ++k) c += static_cast<size_t>(BitSet256::PopCount(bits[k]));
+  return c;
+}
 
 // out = a ∪ b, all sorted: a merge written through a pointer (a push per
 // element cost a third of the fixpoint), with branches, not selects: the two
@@ -268,11 +276,6 @@ void LiveSets::ComputeSets(const Function& func, absl::Span<const uint8_t> skip)
       for (size_t k = 0; k < lw; ++k) long_out[k] |= row[k];
     }
   };
-  auto long_count = [&](const uint64_t* bits) {
-    size_t c = 0;
-    for (size_t k = 0; k < lw; ++k) c += static_cast<size_t>(__builtin_popcountll(bits[k]));
-    return c;
-  };
   // A sorted list and long-lived bits, merged into values.
   auto write = [&](absl::Span<const uint32_t> list, const uint64_t* bits, Value* row) {
     const uint32_t* l = list.data();
@@ -336,10 +339,10 @@ void LiveSets::ComputeSets(const Function& func, absl::Span<const uint8_t> skip)
   });
 
   Flatten(
-      nb, [&](size_t b) { return in_rows[b].size + long_count(long_in.data() + b * lw); },
+      nb, [&](size_t b) { return in_rows[b].size + CountBits(long_in.data() + b * lw, lw); },
       [&](size_t b) {
         long_live_out(Block(static_cast<uint32_t>(b)));
-        const size_t long_size = long_count(long_out.data());
+        const size_t long_size = CountBits(long_out.data(), lw);
         if (out_size[b] != kNoSize) return static_cast<size_t>(out_size[b]) + long_size;
         // Not visited (unreachable): the union's size.
         return out_of(Block(static_cast<uint32_t>(b))).size() + long_size;
@@ -396,16 +399,11 @@ void LiveSets::DenseFixpoint(size_t nb, size_t words) {
       }
     }
   };
-  auto count = [&](const uint64_t* bits) {
-    size_t c = 0;
-    for (size_t k = 0; k < words; ++k) c += static_cast<size_t>(__builtin_popcountll(bits[k]));
-    return c;
-  };
   Flatten(
-      nb, [&](size_t b) { return count(in.data() + b * words); },
+      nb, [&](size_t b) { return CountBits(in.data() + b * words, words); },
       [&](size_t b) {
         live_out(Block(static_cast<uint32_t>(b)));
-        return count(out.data());
+        return CountBits(out.data(), words);
       },
       [&](size_t b, Value* row) { values(in.data() + b * words, row); },
       [&](size_t b, Value* row) {
