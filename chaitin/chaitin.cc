@@ -1279,6 +1279,8 @@ absl::Status Chaitin::Color(std::vector<uint32_t>& spilled) {
       uint32_t n = low.back();
       low.pop_back();
       if (removed(n)) continue;
+      if (low.size() >= 2) g_.PrefetchRowHeader(low[low.size() - 2]);
+      if (!low.empty()) g_.PrefetchRow(low.back());
       stack.push_back(n);
       if (o_.dump) simplify_log_.push_back({n, 'l'});
       take(n);
@@ -1330,8 +1332,10 @@ absl::Status Chaitin::Color(std::vector<uint32_t>& spilled) {
   std::vector<double>& bias = buf_.color_bias;  // by register: its colored partners' weight
   bias.assign(t_.num_regs(), 0.0);
   std::vector<PReg>& touched = buf_.color_bias_touched;
-  for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
-    uint32_t n = *it;
+  for (size_t i = stack.size(); i-- > 0;) {
+    uint32_t n = stack[i];
+    if (i >= 16) g_.PrefetchRowHeader(stack[i - 16]);
+    if (i >= 8) g_.PrefetchRow(stack[i - 8]);
     // The colored neighbours' registers: a bit each, not their units (a
     // hundred neighbours hold a few dozen registers); a register is free when
     // none of them aliases it (shares a unit).
