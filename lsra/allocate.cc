@@ -975,10 +975,9 @@ bool Allocator::SeedBlock(Block b) {
   }
   // The live-in values not where the seed left them.
   reseed_.clear();
-  absl::Span<const Value> in = b_->LiveIn(b);
   for (uint32_t k = seed_end_from_[seed.index()]; k < seed_end_to_[seed.index()]; ++k) {
     auto [v, r] = seed_end_[k];
-    if (!std::binary_search(in.begin(), in.end(), v)) continue;
+    if (!b_->LiveInto(v, b)) continue;
     uint32_t c = PieceAt(v, p);
     if (c == kNever) continue;
     if (children_[c].loc.IsNone()) {

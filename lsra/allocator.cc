@@ -1,13 +1,18 @@
 #include "lsra/allocator.h"
 
 #include "base/status_macros.h"
+#include "base/warm_buffers.h"
 
 namespace regalloc {
 
 absl::StatusOr<LsraBuildStats> LsraAllocator::Build(Function& func, const Target& target) {
   if (func.IsAllocated()) return absl::FailedPreconditionError("the linear-scan allocator needs SSA form");
   sets_.Compute(func);
-  return build_.Run(target, func, sets_, options_.build);
+  absl::StatusOr<LsraBuildStats> s = build_.Run(target, func, sets_, options_.build);
+  // Nothing reads the sets after the build (LsraBuild::LiveInto): after a
+  // large function they go before allocation (base/warm_buffers.h).
+  if (func.num_insts() > kWarmBufferInsts) sets_.Release();
+  return s;
 }
 
 absl::StatusOr<LsraAllocStats> LsraAllocator::Allocate(Function& func, const Target& target) {
@@ -16,7 +21,7 @@ absl::StatusOr<LsraAllocStats> LsraAllocator::Allocate(Function& func, const Tar
 
 absl::StatusOr<LsraResolveStats> LsraAllocator::Resolve(Function& func, const Target& target,
                                                         const LsraResolveOptions& options) {
-  return resolver_.Run(target, func, build_, alloc_, options, &sets_);
+  return resolver_.Run(target, func, build_, alloc_, options, &build_);
 }
 
 absl::StatusOr<LsraAllocatorStats> LsraAllocator::Run(Function& func, const Target& target) {

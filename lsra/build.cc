@@ -221,7 +221,6 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
     if (cfg.IsCritical(e)) critical_.push_back(e);
   }
   stats.critical_edges = static_cast<int>(critical_.size());
-  sets_ = &sets;
 
   // Numbering, and the rows of the references: one per parameter and
   // operand, placed in their value's row as the walk below makes them (in
@@ -231,11 +230,15 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
   block_from_.assign(nb, 0);
   block_to_.assign(nb, 0);
   refs_.StartCounting(nv);
+  param_of_.assign(nv, Block());
   uint32_t k = 1;
   for (Block b : order_) {
     const std::vector<Inst>& insts = func.block(b).insts;
     block_from_[b.index()] = 4 * k - 1;
-    for (const Operand& p : func.block(b).params) refs_.Count(p.value().index());
+    for (const Operand& p : func.block(b).params) {
+      refs_.Count(p.value().index());
+      param_of_[p.value().index()] = b;
+    }
     for (Inst i : insts) {
       number_[i.index()] = k++;
       for (const Operand& op : func.operands(i)) refs_.Count(op.value().index());
@@ -398,6 +401,11 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
     prev_to = bt;
   }
   for (Value v : prev_out) close(v, prev_to);
+  // After a large function each scratch buffer goes as soon as it has been
+  // read for the last time (base/warm_buffers.h), not at the end of Run: the
+  // rows made from it would sit beside it at the build's peak.
+  const int insts = func.num_insts();
+  ReleaseAfterLargeFunction(insts, info);
 
   // Group by value (block order keeps each row sorted) and merge adjacent pieces.
   {
@@ -417,6 +425,8 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
       }
       ranges_.AppendRow(merged);
     }
+    ReleaseAfterLargeFunction(insts, scratch_.pieces);
+    ReleaseAfterLargeFunction(insts, by_value);
   }
   // Per register, by position. The walk above produced both lists in position
   // order up to swaps within an instruction, so grouping by register (a stable
@@ -426,6 +436,7 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
   for (int r = 0; r < nr; ++r) {
     SortNearlySorted(reg_refs_.MutableRow(r), [](const RefPosition& a, const RefPosition& b) { return a.pos < b.pos; });
   }
+  ReleaseAfterLargeFunction(insts, scratch_.all_reg_refs);
   {
     size_t total = 0;
     for (const std::vector<LsraRange>& row : blocked) total += row.size();
@@ -445,6 +456,7 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
       }
       blocked_.AppendRow(merged);
     }
+    ReleaseAfterLargeFunction(insts, blocked);
   }
 
   // Intervals.
@@ -468,6 +480,22 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
   stats.refs = static_cast<int>(refs_.all().size());
   ReleaseAfterLargeFunction(func.num_insts(), scratch_);
   return stats;
+}
+
+void LsraBuild::ReleaseIntervals() {
+  std::vector<uint32_t>().swap(clobbers_);
+  std::vector<uint8_t>().swap(has_);
+  std::vector<Block>().swap(param_of_);
+  std::vector<LsraInterval>().swap(intervals_);
+  ranges_ = CompressedRows<LsraRange>();
+  refs_ = CompressedRows<RefPosition>();
+  blocked_ = CompressedRows<LsraRange>();
+  reg_refs_ = CompressedRows<RefPosition>();
+}
+
+bool LsraBuild::LiveInto(Value v, Block b) const {
+  if (!HasInterval(v) || !Covers(v, block_from_[b.index()])) return false;
+  return param_of_[v.index()] != b;
 }
 
 bool LsraBuild::Covers(Value v, uint32_t p) const {

@@ -49,11 +49,13 @@
 // copy's register where it dies.
 //
 // Precondition: `sets` is the liveness of `func` (the copies Build adds are local
-// to their blocks, so the sets stay exact), and outlives the build's use: LiveIn
-// reads it (resolution needs the values live across each edge; a copy would
-// double liveness's memory; LsraAllocator's resolution of a large function
-// gives the sets back once its edges are done, and LiveIn is not asked after). Errors: InvalidArgument for a value of
-// a type the target has no registers for, for unreachable blocks.
+// to their blocks, so the sets stay exact). Run reads it and nothing after:
+// which values live into a block (resolution's edges, allocation's seeded
+// blocks) LiveInto answers from the ranges, so that an allocator may give the
+// sets back before allocation (LsraAllocator does after a large function:
+// at a million instructions they are 60 bytes per instruction). Errors:
+// InvalidArgument for a value of a type the target has no registers for, for
+// unreachable blocks.
 #ifndef REGALLOC_LSRA_BUILD_H_
 #define REGALLOC_LSRA_BUILD_H_
 
@@ -159,15 +161,10 @@ class LsraBuild {
   // The position of slot `slot` (kLsraEarly...) of `inst`.
   uint32_t Pos(Inst inst, uint32_t slot) const { return 4 * number_[inst.index()] + slot; }
   const std::vector<Edge>& critical_edges() const { return critical_; }
-  // The values live into block `b`, sorted (its parameters are not: they are
-  // defined there).
-  absl::Span<const Value> LiveIn(Block b) const { return sets_->LiveIn(b); }
-  // The sum of the live-in lists' sizes (what per-live-in work costs).
-  size_t NumLiveIns() const {
-    size_t n = 0;
-    for (size_t b = 0; b < block_from_.size(); ++b) n += LiveIn(Block(static_cast<uint32_t>(b))).size();
-    return n;
-  }
+  // Is `v` live into block `b` (in the live sets' LiveIn(b))? From the
+  // ranges: covered at the block's start, and not one of its parameters
+  // (defined there, never live into it).
+  bool LiveInto(Value v, Block b) const;
 
   // Intervals, one per value with a range (dense by value id: HasInterval tells).
   bool HasInterval(Value v) const { return v.index() < has_.size() && has_[v.index()]; }
@@ -184,6 +181,12 @@ class LsraBuild {
   // Is `v` live at position `p` (binary search in its ranges)?
   bool Covers(Value v, uint32_t p) const;
 
+  // Gives back the intervals, ranges and references (the registers' too),
+  // keeping the block order and positions: for resolution, which reads those
+  // last before it grows the function (LsraResolver::Run's `release`). Only
+  // the order and positions may be asked until the next Run.
+  void ReleaseIntervals();
+
   // RyuJIT-style dump: the order, each interval with its ranges and references,
   // each register's fixed references.
   std::string Print(const Function& func, const Target& target) const;
@@ -198,9 +201,9 @@ class LsraBuild {
   std::vector<int> depth_;
   std::vector<uint32_t> block_from_, block_to_, number_;
   std::vector<Edge> critical_;
-  const LiveSets* sets_ = nullptr;  // Run's: resolution reads the live-in sets
   std::vector<uint32_t> clobbers_;
   std::vector<uint8_t> has_;
+  std::vector<Block> param_of_;  // per value: the block it is a parameter of (LiveInto)
   std::vector<LsraInterval> intervals_;
   CompressedRows<LsraRange> ranges_;
   CompressedRows<RefPosition> refs_;

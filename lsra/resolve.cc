@@ -70,7 +70,7 @@ namespace {
 class Resolver {
  public:
   Resolver(const Target& t, Function& f, const LsraBuild& b, LsraAllocation& a, const LsraResolveOptions& options,
-           LsraResolver::Buffers& buf, LiveSets* release)
+           LsraResolver::Buffers& buf, LsraBuild* release)
       : holders_(buf.holders), order_index_(buf.order_index), edge_values_(buf.edge_values),
         reg_owner_(buf.reg_owner), t_(t), f_(f), b_(b), a_(a), options_(options), buf_(buf), stored_(buf.stored),
         splits_(buf.splits), piece_hint_(buf.piece_hint), release_(release) {}
@@ -156,7 +156,7 @@ class Resolver {
   // The first split at or after the gap last asked about: blocks are resolved
   // in position order, so the gaps only grow.
   size_t next_split_ = 0;
-  LiveSets* release_;  // given back after the edges of a large function (LsraResolver::Run)
+  LsraBuild* release_;  // b_, given back before a large function grows (LsraResolver::Run)
 };
 
 absl::Status Resolver::Emit(absl::Span<const CopyMove> moves, std::vector<Inst>& out, int& counter) {
@@ -212,12 +212,9 @@ absl::Status Resolver::EdgeMoves(const Edge& e, std::vector<CopyMove>& moves) {
   const uint32_t end = b_.BlockTo(e.from) - 1, start = b_.BlockFrom(e.to);
   absl::Span<const Holder> at_end = holders_.Row(2 * order_index_[e.from.index()] + 1);
   absl::Span<const Holder> at_start = holders_.Row(2 * order_index_[e.to.index()]);
-  absl::Span<const Value> live_in = b_.LiveIn(e.to);
   edge_values_.clear();
   ++edge_stamp_;
-  // Both lists by value, merged; the live-in set (by value too) searched from
-  // where the last value was found.
-  const Value* in_at = live_in.begin();
+  // Both lists by value, merged; of those, the values live into e.to.
   size_t i = 0, j = 0;
   while (i < at_end.size() || j < at_start.size()) {
     Value v = j == at_start.size() || (i < at_end.size() && at_end[i].value < at_start[j].value) ? at_end[i].value
@@ -226,8 +223,7 @@ absl::Status Resolver::EdgeMoves(const Edge& e, std::vector<CopyMove>& moves) {
     Location src = in_end ? Location::Reg(at_end[i].reg) : Location(), dst = in_start ? Location::Reg(at_start[j].reg) : Location();
     i += in_end;
     j += in_start;
-    in_at = std::lower_bound(in_at, live_in.end(), v);
-    if (in_at == live_in.end() || *in_at != v) continue;
+    if (!b_.LiveInto(v, e.to)) continue;
     if (src.IsNone()) src = At(v, end);
     if (dst.IsNone()) dst = At(v, start);
     if (dst.IsReg()) {
@@ -426,10 +422,9 @@ absl::StatusOr<LsraResolveStats> Resolver::Run() {
       edges.push_back(ec);
     }
   }
-  // The holders (and the live-in sets) serve the edges only: after a large
-  // function they go before the function grows (base/warm_buffers.h).
+  // The holders serve the edges only: after a large function they go before
+  // the function grows (base/warm_buffers.h).
   if (f_.num_insts() > kWarmBufferInsts) {
-    if (release_ != nullptr) release_->Release();
     holders_ = CompressedRows<LsraResolver::Buffers::Holder>();
     std::vector<LsraResolver::Buffers::HeldSpan>().swap(buf_.held);
     std::vector<uint32_t>().swap(buf_.query);
@@ -459,6 +454,8 @@ absl::StatusOr<LsraResolveStats> Resolver::Run() {
       for (const RefPosition& ref : b_.RegRefs(PReg(r))) extra += ref.kind != RefKind::kKill;
     }
     extra += edge_moves.size() - param_moves + edges.size();
+    // The intervals were read for the last time above.
+    if (release_ != nullptr && f_.num_insts() > kWarmBufferInsts) release_->ReleaseIntervals();
     f_.ReserveInsts(extra, 2 * extra);
   }
 
@@ -539,7 +536,7 @@ absl::StatusOr<LsraResolveStats> ResolveLsra(const Target& target, Function& fun
 
 absl::StatusOr<LsraResolveStats> LsraResolver::Run(const Target& target, Function& func, const LsraBuild& build,
                                                    LsraAllocation& alloc, const LsraResolveOptions& options,
-                                                   LiveSets* release) {
+                                                   LsraBuild* release) {
   if (func.IsAllocated()) {
     return absl::FailedPreconditionError(absl::StrCat("function %", func.name(), ": lsra_resolve needs SSA form"));
   }

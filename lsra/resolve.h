@@ -56,8 +56,8 @@ struct LsraResolveOptions {
   bool dump = false;  // fill LsraResolveStats::printed
 };
 
-// The values live across each edge are those lsra_build recorded
-// (LsraBuild::LiveIn).
+// The values live across each edge are those lsra_build's ranges say live
+// into its target (LsraBuild::LiveInto).
 absl::StatusOr<LsraResolveStats> ResolveLsra(const Target& target, Function& func, const LsraBuild& build,
                                              LsraAllocation& alloc,
                                              const LsraResolveOptions& options = LsraResolveOptions());
@@ -69,13 +69,13 @@ class LsraResolver {
  public:
   LsraResolver();
   ~LsraResolver();
-  // `release`, when given, is the liveness `build` reads (LsraAllocator's):
-  // after a function of more than kWarmBufferInsts instructions
-  // (base/warm_buffers.h) its storage is given back once the edges' moves are
-  // known, the last that reads it, before the function grows.
+  // `release`, when given, is `build` itself (LsraAllocator's): after a
+  // function of more than kWarmBufferInsts instructions (base/warm_buffers.h)
+  // its intervals, ranges and references are given back once resolution has
+  // read them, before the function grows (LsraBuild::ReleaseIntervals).
   absl::StatusOr<LsraResolveStats> Run(const Target& target, Function& func, const LsraBuild& build,
                                        LsraAllocation& alloc, const LsraResolveOptions& options = LsraResolveOptions(),
-                                       LiveSets* release = nullptr);
+                                       LsraBuild* release = nullptr);
 
   struct Buffers;  // defined with the phase
 
