@@ -291,6 +291,12 @@ class Chaitin {
     return block_pressure_[b.index() * t_.num_banks() + c.bank] <= t_.Bank(c.bank).capacity;
   }
   bool Splitting() const { return o_.split && round_ <= kSplitRounds; }
+  // A round reads the live sets while it builds its graph (the first round
+  // until its constants are made again): after that a large function's go
+  // (base/warm_buffers.h), and the next round computes its own.
+  void ReleaseLiveSetsIfLarge() {
+    if (f_.num_insts() > kWarmBufferInsts) sets_.Release();
+  }
   // Splitting in the first round only: later rounds spill few live ranges,
   // and their split pieces spilling again cost a full round each.
   static constexpr int kSplitRounds = 1;
@@ -1620,6 +1626,7 @@ absl::Status Chaitin::Begin() {
     if (RematerializeConstantArguments() > 0) AggressiveCoalesce();
     spare_nodes_ = 0;
   }
+  ReleaseLiveSetsIfLarge();
   return absl::OkStatus();
 }
 
@@ -1631,6 +1638,7 @@ absl::Status Chaitin::Finish() {
     if (round_ > 1) {
       RA_RETURN_IF_ERROR(BuildGraph());
       if (o_.observe_graph) o_.observe_graph(f_, g_, node_of_);
+      ReleaseLiveSetsIfLarge();
     }
     if (o_.conservative) ConservativeCoalesce();
     spilled.clear();
@@ -1638,6 +1646,11 @@ absl::Status Chaitin::Finish() {
     if (o_.dump) PrintRound(spilled);
     stats_.rounds = round_;
     if (spilled.empty()) break;
+    // After a large function's round its graph goes before the function
+    // grows (base/warm_buffers.h): the next round's is much smaller (the
+    // spilled values have no node there), and the first round's rows, kept
+    // for reuse, were 600 bytes per instruction at a million instructions.
+    if (f_.num_insts() > kWarmBufferInsts) g_ = InterferenceGraph();
     RA_RETURN_IF_ERROR(SpillEverywhere(spilled));
   }
   RA_RETURN_IF_ERROR(Assign());
