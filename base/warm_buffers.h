@@ -14,6 +14,7 @@
 #ifndef REGALLOC_BASE_WARM_BUFFERS_H_
 #define REGALLOC_BASE_WARM_BUFFERS_H_
 
+#include <cstddef>
 #include <memory>
 
 namespace regalloc {
@@ -37,6 +38,13 @@ void ReleaseAfterLargeFunction(int func_insts, Buffers& buffers) {
 template <typename... Lists>
 void ClearAll(Lists&... lists) {
   (lists.clear(), ...);
+}
+
+// Room for `n` items in each list: lists that grow together to a size known
+// beforehand (at most), reserved once instead of doubling as they fill.
+template <typename... Lists>
+void ReserveAll(size_t n, Lists&... lists) {
+  (lists.reserve(n), ...);
 }
 
 }  // namespace regalloc
