@@ -18,6 +18,9 @@ namespace regalloc {
 namespace {
 
 constexpr uint32_t kNoNode = ~0u;
+// BuildGraph counts its nodes before it reserves its per-node lists above
+// this many values (below, a node per value is at most 400 KB of lists).
+constexpr size_t kCountNodesAbove = 4096;
 
 // C2's LRG::score(): the higher, the less worth spilling. raw = cost − area ×
 // RegisterCostAreaRatio / 65536 (C2's default ratio 16000), then the tiers.
@@ -740,30 +743,36 @@ absl::Status Chaitin::BuildGraph() {
   std::vector<uint32_t>& node_of_root = buf_.build_graph_node_of_root;
   node_of_root.assign(nv, kNoNode);
   ClearAll(cls_, mask_, precolored_, node_temp_, color_, alias_, clobbered_, cost_, area_, enter_);
-  // The nodes are counted first (a live range's root marked once), so that
-  // the per-node lists are reserved exactly, not doubled as nodes come (at a
-  // million instructions they took 2.1M entries each for 1.4M nodes, a
-  // hundred bytes per entry), with the constants made again.
-  {
-    size_t nodes = 0;
-    auto count = [&](Value v) {
-      if (stack_[v.index()]) return;
-      uint32_t& n = node_of_root[Find(v.index())];
-      if (n != kNoNode) return;
-      n = 0;  // counted
-      ++nodes;
-    };
-    for (Block b : f_.layout()) {
-      for (const Operand& p : f_.block(b).params) count(p.value());
-      for (Inst i : f_.block(b).insts) {
-        for (const Operand& op : f_.operands(i)) {
-          if (op.IsDef()) count(op.value());
+  // The per-node lists are reserved, not doubled as nodes come (at a million
+  // instructions they took 2.1M entries each for 1.4M nodes, a hundred bytes
+  // an entry): where they might grow (they hold less than a node per value
+  // and the constants made again), for that many, or above kCountNodesAbove
+  // values for the nodes counted first (a live range's root marked once;
+  // the count's pass cost small functions 1.5% of their time).
+  const size_t most_nodes = static_cast<size_t>(nv) + spare_nodes_;
+  if (cls_.capacity() < most_nodes) {
+    size_t nodes = static_cast<size_t>(nv);
+    if (most_nodes > kCountNodesAbove) {
+      nodes = 0;
+      auto count = [&](Value v) {
+        if (stack_[v.index()]) return;
+        uint32_t& n = node_of_root[Find(v.index())];
+        if (n != kNoNode) return;
+        n = 0;  // counted
+        ++nodes;
+      };
+      for (Block b : f_.layout()) {
+        for (const Operand& p : f_.block(b).params) count(p.value());
+        for (Inst i : f_.block(b).insts) {
+          for (const Operand& op : f_.operands(i)) {
+            if (op.IsDef()) count(op.value());
+          }
         }
       }
+      node_of_root.assign(nv, kNoNode);
     }
-    node_of_root.assign(nv, kNoNode);
-    ReserveAll(nodes + spare_nodes_, cls_, mask_, precolored_, node_temp_, color_, alias_, clobbered_, cost_,
-               area_, enter_);
+    ReserveAll(nodes + spare_nodes_, cls_, mask_, precolored_, node_temp_, color_, alias_, clobbered_, cost_, area_,
+               enter_);
   }
   auto add_value = [&](Value v) -> absl::Status {
     if (stack_[v.index()]) return absl::OkStatus();
