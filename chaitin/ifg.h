@@ -233,8 +233,9 @@ class InterferenceGraph {
   void PrefetchRow(uint32_t a) const {
     if (words_ != 0) return;
     const Row& row = sparse_[a];
-    Prefetch(row.data);  // any address: a prefetch never faults
-    Prefetch(row.data + row.count - 1);
+    if (row.count == 0) return;  // (an empty row's data may be null: no arithmetic on it)
+    Prefetch(row.data);
+    Prefetch(row.data + (row.count - 1));
   }
   // a's row as a list (tests and dumps).
   std::vector<uint32_t> Neighbors(uint32_t a) const;

@@ -540,6 +540,10 @@ absl::StatusOr<LsraResolveStats> LsraResolver::Run(const Target& target, Functio
   if (func.IsAllocated()) {
     return absl::FailedPreconditionError(absl::StrCat("function %", func.name(), ": lsra_resolve needs SSA form"));
   }
+  if (release != nullptr && release != &build) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("function %", func.name(), ": lsra_resolve can give back only the build it resolves"));
+  }
   absl::StatusOr<LsraResolveStats> s = Resolver(target, func, build, alloc, options, *buf_, release).Run();
   ReleaseAfterLargeFunction(func.num_insts(), buf_);
   return s;
