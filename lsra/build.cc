@@ -466,7 +466,6 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
     if (ranges_.Row(v).empty()) continue;
     has_[v] = 1;
     LsraInterval& it = intervals_[v];
-    it.value = Value(v);
     it.cls = *target.ClassFor(func.value_type(Value(v)));
     for (const RefPosition& r : refs_.Row(v)) {
       uint64_t w = 1;

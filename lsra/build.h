@@ -5,7 +5,9 @@
 //
 //   LsraBuild build;                      // keep it: buffers are reused
 //   absl::StatusOr<LsraBuildStats> s = build.Run(target, func, sets);
-//   for (const LsraInterval& it : build.intervals()) ... build.Ranges(it.value) ...
+//   for (int v = 0; v < build.num_values(); ++v) {
+//     if (build.HasInterval(Value(v))) ... build.interval(Value(v)).cls ... build.Ranges(Value(v)) ...
+//   }
 //
 // Block order (RyuJIT's blockSequence): the entry first, then repeatedly the
 // heaviest block (loop depth as weight; among equals the one made ready last, so
@@ -124,12 +126,14 @@ struct RefPosition {
 };
 static_assert(sizeof(RefPosition) == 16, "references are 16 bytes");
 
+// An interval's own facts, by value id (its value is its index: 16 bytes, not
+// 24, a value each, held through allocation).
 struct LsraInterval {
-  Value value;
   RegClass cls;
   PReg hint;             // a fixed register it is defined in or read from, if any
   uint64_t weight = 0;   // sum of 10^loop depth over its references: spill cost
 };
+static_assert(sizeof(LsraInterval) == 16, "intervals are 16 bytes");
 
 struct LsraBuildStats {
   int intervals = 0;
