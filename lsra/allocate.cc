@@ -58,6 +58,9 @@ class UnhandledQueue {
     heap_.push_back(e);
     std::push_heap(heap_.begin(), heap_.end(), std::greater<Entry>());
   }
+  // Room for `n` pushes before the scan (one per interval: the list is not
+  // doubled past them as they come).
+  void Reserve(size_t n) { sorted_.reserve(n); }
   // The scan starts: later pushes go to the heap.
   void Seal() {
     std::sort(sorted_.begin(), sorted_.end());
@@ -823,6 +826,9 @@ void Allocator::IndexInPlaceUses() {
   for (const auto& [v, use] : in_place_items_) in_place_.Count(v);
   in_place_.StartFilling();
   for (const auto& [v, use] : in_place_items_) in_place_.Place(v, use);
+  // Read for the last time: after a large function it goes now, not beside
+  // the scan's peak (base/warm_buffers.h).
+  ReleaseAfterLargeFunction(f_->num_insts(), in_place_items_);
 }
 
 bool Allocator::TryOverlap(uint32_t id, uint32_t pos) {
@@ -1076,6 +1082,7 @@ absl::Status Allocator::Run(LsraAllocStats& stats) {
   size_t intervals = 0;
   for (int v = 0; v < b_->num_values(); ++v) intervals += b_->HasInterval(Value(v));
   children_.reserve(intervals);
+  unhandled_.Reserve(intervals);
   hint_.reserve(intervals);
   next_piece_.reserve(intervals);
   prev_piece_.reserve(intervals);
