@@ -6,7 +6,6 @@ namespace regalloc {
 
 void InterferenceGraph::Reset(int num_nodes, int64_t matrix_max_bytes, int64_t dense_row_words) {
   num_nodes_ = num_nodes;
-  dead_.assign(num_nodes, 0);
   degree_.assign(num_nodes, 0);
   stale_.assign(num_nodes, 0);
   dead_bits_.assign((static_cast<size_t>(num_nodes) + 63) / 64, 0);
@@ -328,7 +327,7 @@ void InterferenceGraph::Merge(uint32_t a, uint32_t b) {
   // ones join it.
   if (words_ > 0) {
     ForEachNeighbor(b, [&](uint32_t n) {
-      if (dead_[n]) return;
+      if (Dead(n)) return;
       --edges_;
       if (Bit(n, a)) {
         ++stale_[n];  // n keeps b, stale
@@ -349,7 +348,7 @@ void InterferenceGraph::Merge(uint32_t a, uint32_t b) {
       for (; bits != 0; bits &= bits - 1) {
         const int bit = __builtin_ctzll(bits);
         const uint32_t n = static_cast<uint32_t>(index * 64) + static_cast<uint32_t>(bit);
-        if (dead_[n]) continue;
+        if (Dead(n)) continue;
         if ((in_a >> bit) & 1) {
           --edges_;  // n keeps b, stale
           ++stale_[n];
@@ -367,8 +366,7 @@ void InterferenceGraph::Merge(uint32_t a, uint32_t b) {
     uint64_t* summary_a = &summary_[a * summary_words_];
     uint64_t* summary_b = &summary_[b * summary_words_];
     ForEachSummaryWord(summary_b, nullptr, [&](size_t k) {
-      degree_[a] += BitSet256::PopCount(row_b[k] & ~row_a[k]);
-      stale_[a] += BitSet256::PopCount(row_b[k] & ~row_a[k] & dead_bits_[k]);
+      CountFresh(a, k, row_b[k] & ~row_a[k]);
       row_a[k] |= row_b[k];
       row_b[k] = 0;
       return true;
@@ -382,8 +380,7 @@ void InterferenceGraph::Merge(uint32_t a, uint32_t b) {
     if (dense_[a] == nullptr) MakeDense(a);
     uint64_t* x = dense_[a];
     auto add = [&](size_t k, uint64_t bits) {
-      degree_[a] += BitSet256::PopCount(bits & ~x[k]);
-      stale_[a] += BitSet256::PopCount(bits & ~x[k] & dead_bits_[k]);
+      CountFresh(a, k, bits & ~x[k]);
       x[k] |= bits;
     };
     ForEachRowWord(b, [&](size_t k, uint64_t bits) {
@@ -401,12 +398,10 @@ void InterferenceGraph::Merge(uint32_t a, uint32_t b) {
       if (j == y.size() || (i < x.size() && x[i].index < y[j].index)) {
         merged_.push_back(x[i++]);
       } else if (i == x.size() || y[j].index < x[i].index) {
-        degree_[a] += BitSet256::PopCount(y[j].bits());
-        stale_[a] += BitSet256::PopCount(y[j].bits() & dead_bits_[y[j].index]);
+        CountFresh(a, y[j].index, y[j].bits());
         merged_.push_back(y[j++]);
       } else {
-        degree_[a] += BitSet256::PopCount(y[j].bits() & ~x[i].bits());
-        stale_[a] += BitSet256::PopCount(y[j].bits() & ~x[i].bits() & dead_bits_[y[j].index]);
+        CountFresh(a, y[j].index, y[j].bits() & ~x[i].bits());
         merged_.push_back(Word(x[i].index, x[i].bits() | y[j].bits()));
         ++i;
         ++j;
@@ -422,14 +417,13 @@ void InterferenceGraph::Merge(uint32_t a, uint32_t b) {
   }
   degree_[b] = 0;
   stale_[b] = 0;
-  dead_[b] = 1;
   dead_bits_[b >> 6] |= uint64_t{1} << (b & 63);
 }
 
 int64_t InterferenceGraph::MemoryBytes() const {
   int64_t bytes = static_cast<int64_t>(matrix_.capacity() * sizeof(uint64_t) + summary_.capacity() * 8 +
                                        sparse_.capacity() * sizeof(Row) + pool_.Bytes() +
-                                       degree_.capacity() * sizeof(int32_t) + dead_.capacity() +
+                                       degree_.capacity() * sizeof(int32_t) +
                                        stale_.capacity() * sizeof(int32_t) + dead_bits_.capacity() * 8);
   bytes += static_cast<int64_t>(dense_.capacity() * sizeof(uint64_t*));
   for (const DenseBlock& block : dense_rows_) bytes += static_cast<int64_t>(block.capacity * 8);

@@ -467,8 +467,16 @@ class InterferenceGraph {
   size_t row_words_ = 0;
   size_t dense_after_ = 0;
   std::vector<int32_t> degree_;
-  std::vector<uint8_t> dead_;  // merged into another node
-  std::vector<uint64_t> dead_bits_;  // the same, a bit per node (Merge's rows are OR-ed word by word)
+  // Merged into another node, a bit per node (Merge's rows are OR-ed word by
+  // word against it).
+  std::vector<uint64_t> dead_bits_;
+  bool Dead(uint32_t n) const { return (dead_bits_[n >> 6] >> (n & 63)) & 1; }
+  // Word k of a's row gains `fresh` (bits it did not hold): its degree, and
+  // its stale count for those naming merged nodes.
+  void CountFresh(uint32_t a, size_t k, uint64_t fresh) {
+    degree_[a] += BitSet256::PopCount(fresh);
+    stale_[a] += BitSet256::PopCount(fresh & dead_bits_[k]);
+  }
   std::vector<int32_t> stale_;       // per node: its row's entries that name merged nodes
   std::vector<Word> merged_;   // Merge's buffer
   int64_t edges_ = 0;

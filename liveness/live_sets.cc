@@ -19,6 +19,17 @@ size_t CountBits(const uint64_t* bits, size_t words) {
   return c;
 }
 
+// out = the union of b's successors' bit vectors (`words` words each, block
+// s's at rows + s * words): a block's live-out set, where the sets are bits.
+void UnionOfSuccessors(const ControlFlowGraph& cfg, Block b, const uint64_t* rows, size_t words,
+                       std::vector<uint64_t>& out) {
+  std::fill(out.begin(), out.end(), 0);
+  for (const Edge& e : cfg.succs(b)) {
+    const uint64_t* row = rows + e.to.index() * words;
+    for (size_t k = 0; k < words; ++k) out[k] |= row[k];
+  }
+}
+
 // out = a ∪ b, all sorted: a merge written through a pointer (a push per
 // element cost a third of the fixpoint), with branches, not selects: the two
 // sets are mostly equal (a branch's successors), so the equal case predicts
@@ -269,13 +280,7 @@ void LiveSets::ComputeSets(const Function& func, absl::Span<const uint8_t> skip)
   std::vector<uint64_t>& long_out = s_.long_out;
   long_in.assign(lw * nb, 0);
   long_out.assign(lw, 0);
-  auto long_live_out = [&](Block b) {
-    std::fill(long_out.begin(), long_out.end(), 0);
-    for (const Edge& e : cfg.succs(b)) {
-      const uint64_t* row = long_in.data() + e.to.index() * lw;
-      for (size_t k = 0; k < lw; ++k) long_out[k] |= row[k];
-    }
-  };
+  auto long_live_out = [&](Block b) { UnionOfSuccessors(cfg, b, long_in.data(), lw, long_out); };
   // A sorted list and long-lived bits, merged into values.
   auto write = [&](absl::Span<const uint32_t> list, const uint64_t* bits, Value* row) {
     const uint32_t* l = list.data();
@@ -374,13 +379,7 @@ void LiveSets::DenseFixpoint(size_t nb, size_t words) {
   out.resize(words);
   std::vector<uint64_t>& next = s_.next_bits;
   next.resize(words);
-  auto live_out = [&](Block b) {
-    std::fill(out.begin(), out.end(), 0);
-    for (const Edge& e : cfg.succs(b)) {
-      const uint64_t* row = in.data() + e.to.index() * words;
-      for (size_t k = 0; k < words; ++k) out[k] |= row[k];
-    }
-  };
+  auto live_out = [&](Block b) { UnionOfSuccessors(cfg, b, in.data(), words, out); };
   Fixpoint(nb, [&](Block b) {
     live_out(b);
     // in = ue ∪ (out − defs)
