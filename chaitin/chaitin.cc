@@ -57,7 +57,6 @@ struct Buffers {
   std::vector<std::pair<uint32_t, char>> simplify_log;
   std::vector<RegClass> cls;
   std::vector<RegSet> mask;
-  std::vector<RegSet> clobbered;
   std::vector<double> cost;
   std::vector<double> area;
   std::vector<double> enter;
@@ -132,11 +131,11 @@ class Chaitin {
         parent_(b.parent), stack_(b.stack), slot_(b.slot), temp_(b.temp), precolor_(b.precolor), remat_(b.remat),
         stored_(b.stored), nosplit_(b.nosplit), piece_def_(b.piece_def), block_pressure_(b.block_pressure), hrp_(b.hrp),
         forced_(b.forced), node_of_(b.node_of), alias_(b.alias), simplify_log_(b.simplify_log), cls_(b.cls),
-        mask_(b.mask), clobbered_(b.clobbered), cost_(b.cost), area_(b.area), enter_(b.enter),
+        mask_(b.mask), cost_(b.cost), area_(b.area), enter_(b.enter),
         precolored_(b.precolored), node_temp_(b.node_temp), color_(b.color), const_def_(b.const_def), cover_(b.cover),
         weight_(b.weight), insts_(b.insts), out_(b.out), analyses_(b.cfg) {
     ClearAll(parent_, stack_, slot_, temp_, precolor_, remat_, stored_, nosplit_, piece_def_, block_pressure_,
-             hrp_, forced_, node_of_, alias_, simplify_log_, cls_, mask_, clobbered_, cost_, area_, enter_,
+             hrp_, forced_, node_of_, alias_, simplify_log_, cls_, mask_, cost_, area_, enter_,
              precolored_, node_temp_, color_, const_def_, cover_, weight_);
   }
 
@@ -224,7 +223,6 @@ class Chaitin {
     node_temp_.push_back(1);
     color_.push_back(PReg());
     alias_.push_back(n);
-    clobbered_.push_back(RegSet());
     cost_.push_back(0.0);
     area_.push_back(0.0);
     enter_.push_back(0.0);
@@ -314,7 +312,6 @@ class Chaitin {
   std::vector<std::pair<uint32_t, char>>& simplify_log_;
   std::vector<RegClass>& cls_;
   std::vector<RegSet>& mask_;
-  std::vector<RegSet>& clobbered_;    // registers an instruction it lives across clobbers
   std::vector<double>& cost_;
   std::vector<double>& area_;
   std::vector<double>& enter_;
@@ -742,7 +739,7 @@ absl::Status Chaitin::BuildGraph() {
   node_of_.assign(nv, kNoNode);
   std::vector<uint32_t>& node_of_root = buf_.build_graph_node_of_root;
   node_of_root.assign(nv, kNoNode);
-  ClearAll(cls_, mask_, precolored_, node_temp_, color_, alias_, clobbered_, cost_, area_, enter_);
+  ClearAll(cls_, mask_, precolored_, node_temp_, color_, alias_, cost_, area_, enter_);
   // The per-node lists are reserved, not doubled as nodes come (at a million
   // instructions they took 2.1M entries each for 1.4M nodes, a hundred bytes
   // an entry): where they might grow (they hold less than a node per value
@@ -771,7 +768,7 @@ absl::Status Chaitin::BuildGraph() {
       }
       node_of_root.assign(nv, kNoNode);
     }
-    ReserveAll(nodes + spare_nodes_, cls_, mask_, precolored_, node_temp_, color_, alias_, clobbered_, cost_, area_,
+    ReserveAll(nodes + spare_nodes_, cls_, mask_, precolored_, node_temp_, color_, alias_, cost_, area_,
                enter_);
   }
   auto add_value = [&](Value v) -> absl::Status {
@@ -858,6 +855,7 @@ absl::Status Chaitin::BuildGraph() {
   auto remove = [&](uint32_t n) {
     if (n != kNoNode && live[bank_of(n)].Erase(n)) leave(n);
   };
+  uint32_t fixed_clobbered = kNoNode;  // the lowest fixed node living across a clobber of its register
   std::vector<uint32_t>& stamp = buf_.build_graph_stamp;  // by node: the last block whose live-out set held it
   stamp.assign(nn, kNoNode);
   std::vector<uint32_t>& stale = buf_.build_graph_stale;
@@ -926,10 +924,19 @@ absl::Status Chaitin::BuildGraph() {
         if (op.IsUse() && op.position() == Position::kLate) read(op);
       }
       if (d.clobbers >= 0) {
+        // What lives across a clobber leaves its registers out of its mask;
+        // a live range fixed to one of them cannot be allocated (the first
+        // such node is named once the walk is done).
         RegSet hit;
         for (PReg r : f_.clobber_set(d.clobbers)) hit |= t_.Aliases(r);
         for (const NodeSet& l : live) {
-          l.ForEach([&](uint32_t x) { clobbered_[x] |= hit; });
+          l.ForEach([&](uint32_t x) {
+            if (!precolored_[x]) {
+              mask_[x].Subtract(hit);
+            } else if (hit.Contains(color_[x])) {
+              fixed_clobbered = std::min(fixed_clobbered, x);
+            }
+          });
         }
       }
       for (const Operand& op : ops) {
@@ -970,15 +977,9 @@ absl::Status Chaitin::BuildGraph() {
     l.Clear();
   }
   g_.Finish();
-  for (uint32_t n = 0; n < nn; ++n) {
-    if (precolored_[n]) {
-      if (clobbered_[n].Contains(color_[n])) {
-        return Error(absl::StrCat("a fixed register lives across a clobber of it: {", Members(n), "} in %",
-                                  t_.RegName(color_[n])));
-      }
-      continue;
-    }
-    mask_[n].Subtract(clobbered_[n]);
+  if (fixed_clobbered != kNoNode) {
+    return Error(absl::StrCat("a fixed register lives across a clobber of it: {", Members(fixed_clobbered), "} in %",
+                              t_.RegName(color_[fixed_clobbered])));
   }
   stats_.live_ranges = static_cast<int>(nn);
   stats_.edges = static_cast<int>(g_.num_edges());
@@ -1103,8 +1104,7 @@ void Chaitin::AddConstantNode(Block b, Inst branch, Value v, uint32_t of, Positi
   g_.AddEdges(n, meets, n);
   meets.Clear();
   if (read_at == Position::kLate && d.clobbers >= 0) {
-    for (PReg r : f_.clobber_set(d.clobbers)) clobbered_[n] |= t_.Aliases(r);
-    mask_[n].Subtract(clobbered_[n]);
+    for (PReg r : f_.clobber_set(d.clobbers)) mask_[n].Subtract(t_.Aliases(r));
   }
 }
 
