@@ -53,41 +53,45 @@ void InterferenceGraph::Reset(int num_nodes, int64_t matrix_max_bytes, int64_t d
   pool_.Reset();
 }
 
-InterferenceGraph::Word* InterferenceGraph::RowPool::Take(uint32_t words) {
-  const int k = __builtin_ctz(words);
+void InterferenceGraph::RowPool::GiveRest(Word* rest, size_t words) {
+  int k = kNumClasses - 1;
+  while (words >= kFirstRowWords) {
+    while (ClassWords(k) > words) --k;
+    Give(rest, ClassWords(k));
+    rest += ClassWords(k);
+    words -= ClassWords(k);
+  }
+}
+
+InterferenceGraph::Word* InterferenceGraph::RowPool::Take(int k) {
   auto pop = [&](int j) {
     Word* block = free_[j];
     std::memcpy(&free_[j], static_cast<const void*>(block), sizeof(Word*));
     return block;
   };
   if (free_[k] != nullptr) return pop(k);
+  const uint32_t words = ClassWords(k);
   // A larger free block is split (rows grow, giving their smaller blocks
   // back, while new rows want the smallest): its first `words` taken, the
-  // rest given back as blocks of words, 2 words, 4 words, ...
-  for (int j = k + 1; j < static_cast<int>(free_.size()); ++j) {
+  // rest given back in blocks of classes.
+  for (int j = k + 1; j < kNumClasses; ++j) {
     if (free_[j] == nullptr) continue;
     Word* block = pop(j);
-    for (int i = k; i < j; ++i) Give(block + (size_t{1} << i), uint32_t{1} << i);
+    GiveRest(block + words, ClassWords(j) - words);
     return block;
   }
   // Carve from the current chunk, else the next one large enough (what was
-  // left of the one before goes to the free lists, in blocks of a power of
-  // two words), else a new chunk of 32k words (384 KB: a graph of 10k
-  // instructions takes a dozen, of 1M a few thousand; larger chunks left
-  // more of the last one unused).
+  // left of the one before goes to the free lists, in blocks of classes),
+  // else a new chunk of 8k words (96 KB: a graph of 10k instructions takes a
+  // dozen or two, of 1M a few thousand; larger chunks left more of the last
+  // one unused).
   while (chunk_ < chunks_.size() && chunks_[chunk_].size - used_ < words) {
-    Word* rest = chunks_[chunk_].words.get() + used_;
-    for (size_t left = chunks_[chunk_].size - used_; left >= kFirstRowWords;) {
-      const uint32_t piece = uint32_t{1} << (63 - __builtin_clzll(left));  // the largest power of two in `left`
-      Give(rest, piece);
-      rest += piece;
-      left -= piece;
-    }
+    GiveRest(chunks_[chunk_].words.get() + used_, chunks_[chunk_].size - used_);
     ++chunk_;
     used_ = 0;
   }
   if (chunk_ == chunks_.size()) {
-    constexpr size_t kChunkWords = size_t{1} << 15;
+    constexpr size_t kChunkWords = size_t{1} << 13;
     const size_t size = std::max<size_t>(words, kChunkWords);
     Chunk chunk;
     chunk.words.reset(static_cast<Word*>(::operator new(size * sizeof(Word))));

@@ -36,8 +36,8 @@
 //
 // Memory: the matrix n²/8 bytes (0.18 MB at the 1.2k live ranges of a 1k-
 // instruction function, 15 MB at 10k, 1.25 GB at 100k) and its summaries
-// n²/512; sparse rows 12 bytes per word holding bits (in blocks of a power of
-// two words, from a pool of chunks kept from build to build), plus a 16-byte
+// n²/512; sparse rows 12 bytes per word holding bits (in blocks of size
+// classes, from a pool of chunks kept from build to build), plus a 16-byte
 // row header and a pointer per node; dense rows n/8 bytes each (at most 8/3 of
 // the sparse row they replace, whose block goes back to the pool; the block of
 // a dense row merged away stays unused until the next build, which reuses the
@@ -264,18 +264,32 @@ class InterferenceGraph {
   };
   static_assert(sizeof(Word) == 12, "sparse row words are 12 bytes");
 
-  // Blocks of sparse-row words: a power of two of them (kFirstRowWords and
-  // up), carved from chunks that never move, so that a row's words stay where
-  // they are while other rows grow. A block given back goes on its size's
-  // free list for the next row growing to that size; Reset takes every block
-  // back at once. Not a heap block per row: at a million live ranges the rows
-  // took 3.9 million of them per function (each growth one, and a copy), and
-  // giving the graph back freed a million.
+  // Blocks of sparse-row words in size classes (ClassWords: 8, 16, 24, 32,
+  // 48, 64, ... words: two per power of two from 16 on, each a multiple of 8,
+  // so that a block split for a smaller one leaves blocks of classes and
+  // nothing unused), carved from chunks that never move, so that a row's
+  // words stay where they are while other rows grow. A block given back goes
+  // on its class's free list for the next row growing to that size; Reset
+  // takes every block back at once. Not a heap block per row: at a million
+  // live ranges the rows took 3.9 million of them per function (each growth
+  // one, and a copy), and giving the graph back freed a million. Two classes
+  // per power of two, not one: at a million instructions the first graph's
+  // rows hold 27M words, which took 452 MB of blocks of powers of two.
+  static constexpr int kNumClasses = 48;
+  static constexpr uint32_t ClassWords(int k) {
+    return k == 0 ? 8 : (k % 2 == 1 ? uint32_t{16} : uint32_t{24}) << ((k - 1) / 2);
+  }
+  // The class of a block of ClassWords(k) words.
+  static int ClassOf(uint32_t words) {
+    if (words == 8) return 0;
+    const int shift = 31 - __builtin_clz(words);  // 16 << j and 24 << j: 4 + j
+    return 1 + 2 * (shift - 4) + ((words & (words - 1)) != 0 ? 1 : 0);
+  }
   class RowPool {
    public:
-    Word* Take(uint32_t words);  // words: a power of two, at least kFirstRowWords
+    Word* Take(int k);  // a block of class k
     void Give(Word* block, uint32_t words) {
-      const int k = __builtin_ctz(words);
+      const int k = ClassOf(words);
       std::memcpy(static_cast<void*>(block), &free_[k], sizeof(Word*));  // the list's link, in the block
       free_[k] = block;
     }
@@ -298,7 +312,10 @@ class InterferenceGraph {
     std::vector<Chunk> chunks_;
     size_t chunk_ = 0;  // the chunk blocks are carved from
     size_t used_ = 0;   // its words carved
-    std::array<Word*, 32> free_{};
+    // Gives back `words` words at `rest` as blocks of the largest classes
+    // that fit (fewer than kFirstRowWords left over stay unused).
+    void GiveRest(Word* rest, size_t words);
+    std::array<Word*, kNumClasses> free_{};
   };
   // A sparse row: its words in a block of the pool.
   struct Row {
@@ -414,15 +431,17 @@ class InterferenceGraph {
     const InterferenceGraph::Row& sparse_;
     size_t next_ = 0;
   };
-  // Room for `words` words in a sparse row: a block twice as large (at least
-  // kFirstRowWords: a row's words come one at a time, and growing 1, 2, 4, ...
-  // took a copy each), the words moved, the old block given back.
+  // Room for `words` words in a sparse row: a block of the next class up (at
+  // least kFirstRowWords: a row's words come one at a time, and growing 1, 2,
+  // 4, ... took a copy each), or larger if `words` needs it, the words moved,
+  // the old block given back.
   static constexpr uint32_t kFirstRowWords = 8;
   void ReserveRow(Row& row, size_t words) {
     if (words <= row.capacity) return;
-    uint32_t capacity = std::max(kFirstRowWords, 2 * row.capacity);
-    while (capacity < words) capacity *= 2;
-    Word* block = pool_.Take(capacity);
+    int k = row.capacity == 0 ? 0 : ClassOf(row.capacity) + 1;
+    while (ClassWords(k) < words) ++k;
+    const uint32_t capacity = ClassWords(k);
+    Word* block = pool_.Take(k);
     if (row.count > 0) std::memcpy(static_cast<void*>(block), row.data, row.count * sizeof(Word));
     if (row.data != nullptr) pool_.Give(row.data, row.capacity);
     row.data = block;
