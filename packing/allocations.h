@@ -151,7 +151,7 @@ struct BuildBuffers {
   CfgAnalyses cfg;
   InstNumbering numbering;
   std::vector<int> first_child, next_sibling, work;  // the loop nest's preorder
-  std::vector<int> timespan_of_loop, last_pos, loop_count, touched;
+  std::vector<int> timespan_of_loop, last_pos, last_item, loop_count, touched;
   std::vector<Interval> entry_jump, whole, busy;
   std::vector<std::vector<Interval>> loop_ranges;  // rows past the loop count are empty
   std::vector<Occurrence> occ;
