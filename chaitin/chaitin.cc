@@ -100,8 +100,11 @@ struct Buffers {
   std::vector<uint64_t> color_colored_bits;    // given a register (precolored or by select)
   std::vector<uint8_t> color_uniform;          // by class: every neighbour takes one register
   std::vector<uint8_t> color_present;          // by bank and cover key
-  std::vector<std::pair<uint32_t, uint32_t>> color_copy_pairs;  // (node, partner), both ways
-  std::vector<double> color_copy_weight;
+  struct CopyPair {
+    uint32_t x, y;  // nodes
+    double weight;
+  };
+  std::vector<CopyPair> color_copy_pairs;  // once each, in the walk's order
   std::vector<uint32_t> color_copy_pairs_at;
   std::vector<Value> color_last_in_slot;  // by slot value, within a block
   std::vector<Value> color_slots_touched;
@@ -1155,18 +1158,13 @@ void Chaitin::ConservativeCoalesce() {
 }
 
 void Chaitin::CopyPartners() {
-  std::vector<std::pair<uint32_t, uint32_t>>& pairs = buf_.color_copy_pairs;
-  std::vector<double>& weight = buf_.color_copy_weight;
+  std::vector<Buffers::CopyPair>& pairs = buf_.color_copy_pairs;
   pairs.clear();
-  weight.clear();
   auto pair = [&](Value a, Value b, double w) {
     if (a.index() >= node_of_.size() || b.index() >= node_of_.size()) return;
     const uint32_t x = NodeOf(a), y = NodeOf(b);
     if (x == kNoNode || y == kNoNode || x == y) return;
-    pairs.push_back({x, y});
-    pairs.push_back({y, x});
-    weight.push_back(w);
-    weight.push_back(w);
+    pairs.push_back({x, y, w});
   };
   const ControlFlowGraph& cfg = analyses_.cfg;
   // Within a block, a reload of a slot and the value that last held the
@@ -1203,16 +1201,30 @@ void Chaitin::CopyPartners() {
       }
     }
   }
+  // Each pair in both nodes' rows, each row in the walk's order.
   const size_t nn = cls_.size();
   std::vector<uint32_t>& start = buf_.color_partner_start;
   start.assign(nn + 1, 0);
-  for (const auto& [x, y] : pairs) ++start[x + 1];
+  for (const Buffers::CopyPair& p : pairs) {
+    ++start[p.x + 1];
+    ++start[p.y + 1];
+  }
   for (size_t n = 1; n <= nn; ++n) start[n] += start[n - 1];
   std::vector<std::pair<uint32_t, double>>& partners = buf_.color_partners;
-  partners.resize(pairs.size());
+  partners.resize(2 * pairs.size());
   std::vector<uint32_t>& at = buf_.color_copy_pairs_at;
   at.assign(start.begin(), start.end() - 1);
-  for (size_t k = 0; k < pairs.size(); ++k) partners[at[pairs[k].first]++] = {pairs[k].second, weight[k]};
+  for (const Buffers::CopyPair& p : pairs) {
+    partners[at[p.x]++] = {p.y, p.weight};
+    partners[at[p.y]++] = {p.x, p.weight};
+  }
+  // After a large function the pairs go before coloring takes its buffers
+  // (base/warm_buffers.h): the first round's coloring, beside the largest
+  // graph, is the allocator's peak.
+  if (f_.num_insts() > kWarmBufferInsts) {
+    std::vector<Buffers::CopyPair>().swap(pairs);
+    std::vector<uint32_t>().swap(at);
+  }
 }
 
 // Step 6: simplify (Briggs or Chaitin) and select.
