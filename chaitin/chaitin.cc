@@ -59,7 +59,6 @@ struct Buffers {
   std::vector<RegSet> mask;
   std::vector<double> cost;
   std::vector<double> area;
-  std::vector<double> enter;
   std::vector<uint8_t> precolored;
   std::vector<uint8_t> node_temp;
   std::vector<PReg> color;
@@ -77,13 +76,19 @@ struct Buffers {
   std::vector<Inst> prepare_after;
   std::vector<Block> rewrite_stack_uses_stack_def;
   std::vector<int> rewrite_stack_uses_seen;
-  std::vector<uint32_t> build_graph_node_of_root;
-  std::vector<NodeSet> build_graph_live;  // by bank
-  std::vector<std::pair<uint8_t, uint8_t>> build_graph_bank_weight;  // by node
-  std::vector<uint32_t> build_graph_stamp;
-  std::vector<uint32_t> build_graph_stale;
-  std::vector<int> build_graph_pressure;
-  std::vector<int> build_graph_inst_max;
+  // BuildGraph's own lists (given back after a large function's build: the
+  // round's coloring, beside its graph, is the allocator's peak).
+  struct BuildGraphScratch {
+    std::vector<uint32_t> node_of_root;
+    std::vector<NodeSet> live;                                // by bank
+    std::vector<std::pair<uint8_t, uint8_t>> bank_weight;    // by node
+    std::vector<double> enter;                                // by node: when it joined the live set
+    std::vector<uint32_t> stamp;
+    std::vector<uint32_t> stale;
+    std::vector<int> pressure;
+    std::vector<int> inst_max;
+  };
+  BuildGraphScratch build_graph;
   std::vector<Inst> rematerialize_constant_arguments_consts;
   NodeSet add_constant_node_meets;
   std::vector<uint8_t> color_on_low;
@@ -134,11 +139,11 @@ class Chaitin {
         parent_(b.parent), stack_(b.stack), slot_(b.slot), temp_(b.temp), precolor_(b.precolor), remat_(b.remat),
         stored_(b.stored), nosplit_(b.nosplit), piece_def_(b.piece_def), block_pressure_(b.block_pressure), hrp_(b.hrp),
         forced_(b.forced), node_of_(b.node_of), alias_(b.alias), simplify_log_(b.simplify_log), cls_(b.cls),
-        mask_(b.mask), cost_(b.cost), area_(b.area), enter_(b.enter),
+        mask_(b.mask), cost_(b.cost), area_(b.area),
         precolored_(b.precolored), node_temp_(b.node_temp), color_(b.color), const_def_(b.const_def), cover_(b.cover),
         weight_(b.weight), insts_(b.insts), out_(b.out), analyses_(b.cfg) {
     ClearAll(parent_, stack_, slot_, temp_, precolor_, remat_, stored_, nosplit_, piece_def_, block_pressure_,
-             hrp_, forced_, node_of_, alias_, simplify_log_, cls_, mask_, cost_, area_, enter_,
+             hrp_, forced_, node_of_, alias_, simplify_log_, cls_, mask_, cost_, area_,
              precolored_, node_temp_, color_, const_def_, cover_, weight_);
   }
 
@@ -228,7 +233,6 @@ class Chaitin {
     alias_.push_back(n);
     cost_.push_back(0.0);
     area_.push_back(0.0);
-    enter_.push_back(0.0);
     return n;
   }
   uint32_t NodeOf(Value v) {
@@ -317,7 +321,6 @@ class Chaitin {
   std::vector<RegSet>& mask_;
   std::vector<double>& cost_;
   std::vector<double>& area_;
-  std::vector<double>& enter_;
   std::vector<uint8_t>& precolored_;
   std::vector<uint8_t>& node_temp_;
   std::vector<PReg>& color_;
@@ -740,9 +743,10 @@ absl::Status Chaitin::BuildGraph() {
 
   // Nodes: one per live range of register values defined in the layout.
   node_of_.assign(nv, kNoNode);
-  std::vector<uint32_t>& node_of_root = buf_.build_graph_node_of_root;
+  Buffers::BuildGraphScratch& scratch = buf_.build_graph;
+  std::vector<uint32_t>& node_of_root = scratch.node_of_root;
   node_of_root.assign(nv, kNoNode);
-  ClearAll(cls_, mask_, precolored_, node_temp_, color_, alias_, cost_, area_, enter_);
+  ClearAll(cls_, mask_, precolored_, node_temp_, color_, alias_, cost_, area_);
   // The per-node lists are reserved, not doubled as nodes come (at a million
   // instructions they took 2.1M entries each for 1.4M nodes, a hundred bytes
   // an entry): where they might grow (they hold less than a node per value
@@ -771,8 +775,7 @@ absl::Status Chaitin::BuildGraph() {
       }
       node_of_root.assign(nv, kNoNode);
     }
-    ReserveAll(nodes + spare_nodes_, cls_, mask_, precolored_, node_temp_, color_, alias_, cost_, area_,
-               enter_);
+    ReserveAll(nodes + spare_nodes_, cls_, mask_, precolored_, node_temp_, color_, alias_, cost_, area_);
   }
   auto add_value = [&](Value v) -> absl::Status {
     if (stack_[v.index()]) return absl::OkStatus();
@@ -815,10 +818,10 @@ absl::Status Chaitin::BuildGraph() {
   // it could share: those of its own bank.
   const int nbanks = t_.num_banks();
   if (nbanks > 8) return Error("the target has more than 8 register banks");
-  std::vector<NodeSet>& live = buf_.build_graph_live;
+  std::vector<NodeSet>& live = scratch.live;
   if (static_cast<int>(live.size()) < nbanks) live.resize(nbanks);
   for (NodeSet& l : live) l.Reset(static_cast<int>(nn));
-  std::vector<int>& pressure = buf_.build_graph_pressure;
+  std::vector<int>& pressure = scratch.pressure;
   pressure.assign(nbanks, 0);
   block_pressure_.assign(static_cast<size_t>(f_.num_blocks()) * nbanks, 0);
   // Only splitting reads the high-pressure marks.
@@ -829,13 +832,15 @@ absl::Status Chaitin::BuildGraph() {
     hrp_.clear();
   }
   int* block_max = nullptr;
-  std::vector<int>& inst_max = buf_.build_graph_inst_max;  // the instruction being walked's most live
+  std::vector<int>& inst_max = scratch.inst_max;  // the instruction being walked's most live
   inst_max.assign(nbanks, 0);
   double time = 0;
   // Each node's bank and bank slots, at hand (the walk asks for them at each
   // live-out value of each block).
-  std::vector<std::pair<uint8_t, uint8_t>>& bank_weight = buf_.build_graph_bank_weight;
+  std::vector<std::pair<uint8_t, uint8_t>>& bank_weight = scratch.bank_weight;
   bank_weight.resize(nn);
+  std::vector<double>& enter = scratch.enter;
+  enter.assign(nn, 0.0);
   for (uint32_t n = 0; n < nn; ++n) {
     const RegClassInfo& c = t_.Class(cls_[n]);
     bank_weight[n] = {static_cast<uint8_t>(c.bank), static_cast<uint8_t>(c.pressure_weight)};
@@ -845,7 +850,7 @@ absl::Status Chaitin::BuildGraph() {
     if (n == kNoNode) return;
     const auto [bank, weight] = bank_weight[n];
     if (!live[bank].Insert(n)) return;
-    enter_[n] = time;
+    enter[n] = time;
     pressure[bank] += weight;
     if (block_max != nullptr) block_max[bank] = std::max(block_max[bank], pressure[bank]);
     inst_max[bank] = std::max(inst_max[bank], pressure[bank]);
@@ -853,15 +858,15 @@ absl::Status Chaitin::BuildGraph() {
   // n's live range ends here (the walk's `time`): its area and pressure.
   auto leave = [&](uint32_t n) {
     pressure[bank_weight[n].first] -= bank_weight[n].second;
-    area_[n] += time - enter_[n];
+    area_[n] += time - enter[n];
   };
   auto remove = [&](uint32_t n) {
     if (n != kNoNode && live[bank_of(n)].Erase(n)) leave(n);
   };
   uint32_t fixed_clobbered = kNoNode;  // the lowest fixed node living across a clobber of its register
-  std::vector<uint32_t>& stamp = buf_.build_graph_stamp;  // by node: the last block whose live-out set held it
+  std::vector<uint32_t>& stamp = scratch.stamp;  // by node: the last block whose live-out set held it
   stamp.assign(nn, kNoNode);
-  std::vector<uint32_t>& stale = buf_.build_graph_stale;
+  std::vector<uint32_t>& stale = scratch.stale;
   // An edge between two nodes of one bank.
   auto edge = [&](uint32_t n, uint32_t m) {
     if (m != kNoNode && bank_of(n) == bank_of(m)) g_.AddEdge(n, m);
@@ -881,7 +886,7 @@ absl::Status Chaitin::BuildGraph() {
       stamp[n] = b.index();
       const auto [bank, weight] = bank_weight[n];
       if (!live[bank].Insert(n)) continue;
-      enter_[n] = time;
+      enter[n] = time;
       pressure[bank] += weight;
     }
     for (NodeSet& l : live) {
@@ -987,6 +992,7 @@ absl::Status Chaitin::BuildGraph() {
   stats_.live_ranges = static_cast<int>(nn);
   stats_.edges = static_cast<int>(g_.num_edges());
   stats_.graph_bytes = std::max(stats_.graph_bytes, g_.MemoryBytes());
+  ReleaseAfterLargeFunction(f_.num_insts(), scratch);
   return absl::OkStatus();
 }
 
