@@ -747,6 +747,19 @@ absl::Status Chaitin::BuildGraph() {
   std::vector<uint32_t>& node_of_root = scratch.node_of_root;
   node_of_root.assign(nv, kNoNode);
   ClearAll(cls_, mask_, precolored_, node_temp_, color_, alias_, cost_, area_);
+  // Calls f(v) for each value defined in the layout (parameters and defs),
+  // in layout order; stops at f's first error.
+  auto for_each_def = [&](auto&& f) -> absl::Status {
+    for (Block b : f_.layout()) {
+      for (const Operand& p : f_.block(b).params) RA_RETURN_IF_ERROR(f(p.value()));
+      for (Inst i : f_.block(b).insts) {
+        for (const Operand& op : f_.operands(i)) {
+          if (op.IsDef()) RA_RETURN_IF_ERROR(f(op.value()));
+        }
+      }
+    }
+    return absl::OkStatus();
+  };
   // The per-node lists are reserved, not doubled as nodes come (at a million
   // instructions they took 2.1M entries each for 1.4M nodes, a hundred bytes
   // an entry): where they might grow (they hold less than a node per value
@@ -758,21 +771,15 @@ absl::Status Chaitin::BuildGraph() {
     size_t nodes = static_cast<size_t>(nv);
     if (most_nodes > kCountNodesAbove) {
       nodes = 0;
-      auto count = [&](Value v) {
-        if (stack_[v.index()]) return;
+      (void)for_each_def([&](Value v) {
+        if (stack_[v.index()]) return absl::OkStatus();
         uint32_t& n = node_of_root[Find(v.index())];
-        if (n != kNoNode) return;
-        n = 0;  // counted
-        ++nodes;
-      };
-      for (Block b : f_.layout()) {
-        for (const Operand& p : f_.block(b).params) count(p.value());
-        for (Inst i : f_.block(b).insts) {
-          for (const Operand& op : f_.operands(i)) {
-            if (op.IsDef()) count(op.value());
-          }
+        if (n == kNoNode) {
+          n = 0;  // counted
+          ++nodes;
         }
-      }
+        return absl::OkStatus();
+      });
       node_of_root.assign(nv, kNoNode);
     }
     ReserveAll(nodes + spare_nodes_, cls_, mask_, precolored_, node_temp_, color_, alias_, cost_, area_);
@@ -799,14 +806,7 @@ absl::Status Chaitin::BuildGraph() {
     }
     return absl::OkStatus();
   };
-  for (Block b : f_.layout()) {
-    for (const Operand& p : f_.block(b).params) RA_RETURN_IF_ERROR(add_value(p.value()));
-    for (Inst i : f_.block(b).insts) {
-      for (const Operand& op : f_.operands(i)) {
-        if (op.IsDef()) RA_RETURN_IF_ERROR(add_value(op.value()));
-      }
-    }
-  }
+  RA_RETURN_IF_ERROR(for_each_def(add_value));
   const uint32_t nn = static_cast<uint32_t>(cls_.size());
   // Room for the nodes RematerializeConstantArguments may add to this graph.
   g_.Reset(static_cast<int>(nn + spare_nodes_), o_.graph_matrix_max_bytes, o_.graph_dense_row_words);

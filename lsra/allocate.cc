@@ -1081,11 +1081,8 @@ absl::Status Allocator::Run(LsraAllocStats& stats) {
   // Every interval's first piece, then the splits' (grown by half from there).
   size_t intervals = 0;
   for (int v = 0; v < b_->num_values(); ++v) intervals += b_->HasInterval(Value(v));
-  children_.reserve(intervals);
+  ReserveAll(intervals, children_, hint_, next_piece_, prev_piece_);
   unhandled_.Reserve(intervals);
-  hint_.reserve(intervals);
-  next_piece_.reserve(intervals);
-  prev_piece_.reserve(intervals);
   for (int v = 0; v < b_->num_values(); ++v) {
     if (!b_->HasInterval(Value(v))) continue;
     absl::Span<const LsraRange> rs = b_->Ranges(Value(v));
