@@ -1722,6 +1722,7 @@ absl::StatusOr<ChaitinStats> ChaitinAllocator::Coalesce(Function& func, const Ta
   if (func.IsAllocated()) {
     return absl::FailedPreconditionError(absl::StrCat("function %", func.name(), ": chaitin needs SSA form"));
   }
+  RA_RETURN_IF_ERROR(verifier_.Run(func, target));
   stats_ = ChaitinStats();
   active_ = std::make_unique<chaitin_internal::Chaitin>(func, target, options_, sets_, ifg_, stats_, *buffers_);
   absl::Status s = active_->Begin();

@@ -64,7 +64,10 @@
 //     nothing (C2's post_allocate_copy_removal; ChaitinStats::elided). Then
 //     block parameters are lowered to moves (ssa/lower_params.h).
 //
-// Preconditions: `func` is legalized for `target`, verified, in SSA form.
+// Preconditions: `func` is legalized for `target` and in SSA form. Coalesce
+// (and so Run) verifies it first (ssa/verifier.h): input that is not
+// well-formed is an InvalidArgument naming the block, instruction and operand
+// at fault, never a crash or an allocation of something else.
 // Errors: FailedPrecondition on an allocated function; Internal (naming the
 // function and round) when the rounds do not converge, which would be a bug.
 #ifndef REGALLOC_CHAITIN_CHAITIN_H_
@@ -81,6 +84,7 @@
 #include "liveness/live_sets.h"
 #include "ssa/ir.h"
 #include "ssa/lower_params.h"
+#include "ssa/verifier.h"
 #include "targets/target.h"
 
 namespace regalloc {
@@ -182,6 +186,7 @@ class ChaitinAllocator {
 
  private:
   ChaitinOptions options_;
+  FunctionVerifier verifier_;
   LiveSets sets_;
   InterferenceGraph ifg_;
   ChaitinStats stats_;

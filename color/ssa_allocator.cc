@@ -1,5 +1,6 @@
 #include "color/ssa_allocator.h"
 
+#include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "base/warm_buffers.h"
 
@@ -8,6 +9,10 @@ namespace regalloc {
 absl::StatusOr<SsaAllocationStats> SsaAllocator::Run(Function& func, const Target& target) {
   SsaAllocationStats s;
   locs_.Clear();
+  if (func.IsAllocated()) {
+    return absl::FailedPreconditionError(absl::StrCat("function %", func.name(), ": the ssa allocator needs SSA form"));
+  }
+  RA_RETURN_IF_ERROR(verifier_.Run(func, target));
   // The phases add copies, spills, reloads and moves: about a quarter more
   // instructions on the generated functions. Room for them now grows the
   // function's arrays once, by a quarter, instead of doubling them (at a million

@@ -11,9 +11,13 @@
 //     absl::StatusOr<SsaAllocationStats> s = allocator.Run(f, target);
 //   }
 //
-// Preconditions: `func` is legalized for `target` (ssa/legalize.h), in SSA form
-// and verified. Afterwards every operand has a location and block parameters are
-// lowered to moves (with `lower_params`), ready for the checker. Errors are the
+// Preconditions: `func` is legalized for `target` (ssa/legalize.h) and in SSA
+// form. Run verifies it first (ssa/verifier.h, as LsraAllocator and
+// PackingAllocator do), so input that is not well-formed is an InvalidArgument
+// naming the block, instruction and operand at fault, never a crash or an
+// allocation of something else; an allocated function is a FailedPrecondition.
+// Afterwards every operand has a location and block parameters are lowered to
+// moves (with `lower_params`), ready for the checker. Other errors are the
 // phases' own, naming the function.
 #ifndef REGALLOC_COLOR_SSA_ALLOCATOR_H_
 #define REGALLOC_COLOR_SSA_ALLOCATOR_H_
@@ -27,6 +31,7 @@
 #include "ssa/ir.h"
 #include "ssa/lower_params.h"
 #include "ssa/value_locations.h"
+#include "ssa/verifier.h"
 #include "targets/target.h"
 
 namespace regalloc {
@@ -62,6 +67,7 @@ class SsaAllocator {
 
  private:
   SsaAllocatorOptions options_;
+  FunctionVerifier verifier_;
   LiveSets sets_;
   VirtRegs vregs_;
   ValueLocations locs_;

@@ -1,8 +1,8 @@
 // Hand-written input as a careless or hostile user writes it, through every
 // pipeline: valid shapes the generator does not make must allocate (and pass
 // the checker and the interpreter); invalid input is rejected before any phase
-// runs, with a message naming the place; phases in an impossible order are
-// refused by name.
+// runs, with a message naming the place, and by each allocator object called
+// directly; phases in an impossible order are refused by name.
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -10,8 +10,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "chaitin/chaitin.h"
+#include "color/ssa_allocator.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lsra/allocator.h"
+#include "packing/packing.h"
+#include "ssa/parser.h"
 #include "tools/phases.h"
 #include "tools/pipeline.h"
 
@@ -295,6 +300,23 @@ const Invalid kInvalid[] = {
     {"arithmetic on f80", "function %f(i64) -> f80 {\nblock0(v0: i64):\n    v1 = load.f80 v0, 0\n    v2 = fadd v1, v1\n"
      "    ret v2\n}\n",
      "v2 has type f80, expected f32 or f64"},
+    {"use before its def", "function %f(i64) -> i64 {\nblock0(v0: i64):\n    v2 = add v0, v1\n    v1 = add v0, v0\n"
+     "    ret v2\n}\n",
+     "inst 0 `v2 = add v0, v1`: use of v1 is not dominated by its definition in block0"},
+    {"a def that does not dominate its use",
+     "function %f(i64) -> i64 {\nblock0(v0: i64):\n    v1 = cmp.lt v0, v0\n    br v1, block1, block2\nblock1:\n"
+     "    v2 = add v0, v0\n    jump block3\nblock2:\n    jump block3\nblock3:\n    ret v2\n}\n",
+     "block3, inst 0 `ret v2`: use of v2 is not dominated by its definition in block1"},
+    {"branch arguments against parameters",
+     "function %f(i64) -> i64 {\nblock0(v0: i64):\n    jump block1(v0, v0)\nblock1(v1: i64):\n    ret v1\n}\n",
+     "`jump block1(v0, v0)`: passes 2 arguments to block1, which has 1 parameters"},
+    {"an unreachable block", "function %f(i64) -> i64 {\nblock0(v0: i64):\n    ret v0\nblock1:\n    jump block1\n}\n",
+     "block1: is unreachable from the entry block"},
+    {"no terminator", "function %f(i64) -> i64 {\nblock0(v0: i64):\n    v1 = add v0, v0\n}\n",
+     "the block does not end in a terminator"},
+    {"two defs fixed to one register",
+     "function %f(i64) -> i64 {\nblock0(v0: i64):\n    v1@%rax, v2@%rax = call.i64.i64 %g(v0)\n    ret v1\n}\n",
+     "v1 and v2 are both fixed to %rax / %rax as defs of one instruction"},
     {"an f80 in an xmm register", "function %f(i64) {\nblock0(v0: i64):\n    v1 = load.f80 v0, 0\n    v2@%xmm0 = copy v1\n    ret\n}\n",
      "fixed to %xmm0, which is not an allocatable register of class x87"},
 };
@@ -386,6 +408,34 @@ TEST(RobustnessTest, InvalidInputIsRejectedBeforeAnyPhase) {
       EXPECT_THAT(r.out, HasSubstr("invalid input")) << bad.name << " in " << p;
     }
   }
+}
+
+// The allocator objects are the entry point for a compiler that takes an
+// allocator whole, with no pipeline to verify its input first: each verifies
+// the function itself and refuses the same input with the same message, where
+// the ssa and chaitin objects once crashed (a branch passing more arguments
+// than its target's parameters) or allocated what they were given.
+template <typename Allocator>
+void ExpectRefused(const char* family) {
+  const Target& target = *TargetByName("x86_64").value();
+  for (const Invalid& bad : kInvalid) {
+    absl::StatusOr<Function> f = ParseFunction(bad.text, target);
+    if (!f.ok()) {
+      EXPECT_THAT(f.status().message(), HasSubstr(bad.message)) << bad.name;  // refused as it is read
+      continue;
+    }
+    Allocator allocator;
+    absl::Status s = allocator.Run(*f, target).status();
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << family << ", " << bad.name << ": " << s;
+    EXPECT_THAT(s.message(), HasSubstr(bad.message)) << family << ", " << bad.name;
+  }
+}
+
+TEST(RobustnessTest, AllocatorObjectsRefuseInvalidInputByName) {
+  ExpectRefused<SsaAllocator>("ssa");
+  ExpectRefused<LsraAllocator>("lsra");
+  ExpectRefused<ChaitinAllocator>("chaitin");
+  ExpectRefused<PackingAllocator>("packing");
 }
 
 TEST(RobustnessTest, PhasesOutOfOrderAreRefusedByName) {
