@@ -1473,16 +1473,49 @@ absl::Status Chaitin::SpillEverywhere(const std::vector<uint32_t>& spilled) {
   keep_in.assign(nv, Block());
   std::vector<Inst>& dead = buf_.spill_everywhere_dead;          // reloads of pieces spilled again
   dead.clear();
-  for (Block b : f_.layout()) {
-    for (const Operand& p : f_.block(b).params) {
-      Value v = p.value();
-      if (member[v.index()]) MarkStack(v, slot_of[NodeOf(v)]);
+  // Stores the spilled def `v` right after it (appended to `out`): of `i`, or,
+  // with no `i`, an entry parameter that arrives in a register.
+  auto store_def = [&](Value v, Inst i, Block b, std::vector<Inst>& out) {
+    Value s = NewValueLike(v);
+    // A constant's register uses make it again instead of reloading it
+    // (C2's rematerialization); the slot serves Any uses and edges.
+    if (i.IsValid() && f_.inst(i).opcode == Opcode::kConst) remat_[s.index()] = i;
+    Inst store = Make(Opcode::kSpill, s, v);
+    if (skip.size() <= store.index()) skip.resize(store.index() + 1, 0);
+    skip[store.index()] = 1;
+    out.push_back(store);
+    MarkStack(s, slot_of[NodeOf(v)]);
+    rename[v.index()] = s;
+    stored_[v.index()] = s;
+    temp_[v.index()] = 1;  // in a register from its def to the store only
+    if (Splitting() && Lrp(b, v)) {
+      keep_in[v.index()] = b;  // ... or through its block, where that fits
+      temp_[v.index()] = 0;
     }
+    ++stats_.spills;
+  };
+  for (Block b : f_.layout()) {
     std::vector<Inst>& out = out_;
     out.clear();
+    bool changed = false;
+    for (const Operand& p : f_.block(b).params) {
+      Value v = p.value();
+      if (!member[v.index()]) continue;
+      // A parameter the caller passes in a register of our choice is stored
+      // like a def; the others (Any, Stack, and every other block's) are the slot.
+      if (b != f_.entry() || p.constraint() != ConstraintKind::kReg) {
+        MarkStack(v, slot_of[NodeOf(v)]);
+      } else if (Value s = stored_[v.index()]; s.IsValid()) {
+        rename[v.index()] = s;  // kept through its block before, spilled again: up to its store only
+        nosplit_[s.index()] = 1;
+        temp_[v.index()] = 1;
+      } else {
+        store_def(v, Inst(), b, out);
+        changed = true;
+      }
+    }
     std::vector<Inst>& insts = insts_;
     insts = f_.block(b).insts;
-    bool changed = false;
     for (Inst i : insts) {
       out.push_back(i);
       // A copy of the operands: making instructions below may move the pool.
@@ -1510,23 +1543,7 @@ absl::Status Chaitin::SpillEverywhere(const std::vector<uint32_t>& spilled) {
           continue;
         }
         if (IsTerminator(f_.inst(i).opcode)) return Error("a spilled value is defined by a terminator");
-        Value s = NewValueLike(v);
-        // A constant's register uses make it again instead of reloading it
-        // (C2's rematerialization); the slot serves Any uses and edges.
-        if (f_.inst(i).opcode == Opcode::kConst) remat_[s.index()] = i;
-        Inst store = Make(Opcode::kSpill, s, v);
-        if (skip.size() <= store.index()) skip.resize(store.index() + 1, 0);
-        skip[store.index()] = 1;
-        out.push_back(store);
-        MarkStack(s, slot_of[NodeOf(v)]);
-        rename[v.index()] = s;
-        stored_[v.index()] = s;
-        temp_[v.index()] = 1;  // in a register from its def to the store only
-        if (Splitting() && Lrp(b, v)) {
-          keep_in[v.index()] = b;  // ... or through its block, where that fits
-          temp_[v.index()] = 0;
-        }
-        ++stats_.spills;
+        store_def(v, i, b, out);
         changed = true;
       }
     }
@@ -1723,6 +1740,7 @@ absl::StatusOr<ChaitinStats> ChaitinAllocator::Coalesce(Function& func, const Ta
     return absl::FailedPreconditionError(absl::StrCat("function %", func.name(), ": chaitin needs SSA form"));
   }
   RA_RETURN_IF_ERROR(verifier_.Run(func, target));
+  RA_RETURN_IF_ERROR(CheckRegisterDemand(func, target));
   stats_ = ChaitinStats();
   active_ = std::make_unique<chaitin_internal::Chaitin>(func, target, options_, sets_, ifg_, stats_, *buffers_);
   absl::Status s = active_->Begin();

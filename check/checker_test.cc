@@ -358,7 +358,7 @@ block0(v0: i64):
   ASSERT_EQ(at.size(), 2u);
   std::swap(insts[at[0]], insts[at[1]]);
   EXPECT_THAT(std::string(CheckKeepsOriginal(original, allocated, X86()).message()),
-              HasSubstr("`store v0[%rax], v0[%rcx], 8` stands where the original has `store v0, v0, 0`"));
+              HasSubstr("`store v0[%rax], v0[%rax], 8` stands where the original has `store v0, v0, 0`"));
 }
 
 }  // namespace

@@ -27,7 +27,7 @@ class StackAllocator {
     std::optional<RegClass> cls = t_.ClassFor(f_.value_type(v));
     if (!cls.has_value()) return std::nullopt;
     for (PReg r : t_.Class(*cls).allocation_order) {
-      if (!taken.Intersects(t_.Aliases(r))) return r;
+      if (!taken.Contains(r)) return r;
     }
     return std::nullopt;
   }
@@ -101,11 +101,14 @@ absl::Status StackAllocator::AssignInst(Block b, Inst i, std::vector<Inst>& out)
   RegSet clobbered = f_.Clobbers(i);
   RegSet clobbered_aliases;
   for (PReg r : clobbered) clobbered_aliases |= t_.Aliases(r);
-  // Every register any operand is fixed to is off limits to the others.
+  // Every register any operand is fixed to is off limits to the others. A late
+  // def may take the register of an early read (every value here dies in its
+  // register), so `late_taken` holds only the registers still read late.
   RegSet taken;
   for (const Operand& op : ops) {
     if (op.constraint() == ConstraintKind::kFixed) taken.InsertWithAliases(t_, op.fixed_reg());
   }
+  RegSet late_taken = taken;
   std::vector<Location> use_locs;
   std::vector<Inst> before, after;
   // A branch's arguments are its edges' parallel-copy sources: where the
@@ -129,6 +132,17 @@ absl::Status StackAllocator::AssignInst(Block b, Inst i, std::vector<Inst>& out)
         loc = Location::Reg(op.fixed_reg());
         break;
       default: {
+        // One value read twice early shares the register of its first read.
+        if (op.position() != Position::kLate) {
+          for (size_t j = 0; j < k && !loc.IsReg(); ++j) {
+            const Operand& o = ops[j];
+            if (o.IsUse() && o.value() == v && o.constraint() == ConstraintKind::kReg &&
+                o.position() != Position::kLate && o.location().IsReg()) {
+              loc = o.location();
+            }
+          }
+          if (loc.IsReg()) break;
+        }
         RegSet avoid = taken;
         if (op.position() == Position::kLate) avoid |= clobbered_aliases;
         std::optional<PReg> r = Pick(v, avoid);
@@ -137,6 +151,7 @@ absl::Status StackAllocator::AssignInst(Block b, Inst i, std::vector<Inst>& out)
         taken.InsertWithAliases(t_, *r);
       }
     }
+    if (loc.IsReg() && op.position() == Position::kLate) late_taken.InsertWithAliases(t_, loc.reg());
     op.set_location(loc);
     use_locs.push_back(loc);
     if (loc.IsReg()) {
@@ -146,7 +161,12 @@ absl::Status StackAllocator::AssignInst(Block b, Inst i, std::vector<Inst>& out)
       if (!already) Emit(Opcode::kReload, v, Home(v), loc, before);
     }
   }
-  // Defs.
+  // Defs. A two-address def writes its source's register.
+  for (const Operand& op : ops) {
+    if (op.IsDef() && op.constraint() == ConstraintKind::kReuse && use_locs[op.reuse_index()].IsReg()) {
+      late_taken.InsertWithAliases(t_, use_locs[op.reuse_index()].reg());
+    }
+  }
   for (Operand& op : ops) {
     if (!op.IsDef()) continue;
     Value v = op.value();
@@ -163,12 +183,13 @@ absl::Status StackAllocator::AssignInst(Block b, Inst i, std::vector<Inst>& out)
         loc = Home(v);
         break;
       case ConstraintKind::kReg: {
-        std::optional<PReg> r = Pick(v, taken);
+        std::optional<PReg> r = Pick(v, op.position() == Position::kEarly ? taken : late_taken);
         if (!r.has_value()) return NoRegister(b, i, v);
         loc = Location::Reg(*r);
         taken.InsertWithAliases(t_, *r);
       }
     }
+    if (loc.IsReg()) late_taken.InsertWithAliases(t_, loc.reg());
     op.set_location(loc);
     if (loc.IsReg()) {
       Touch(loc.reg());
@@ -205,6 +226,7 @@ absl::StatusOr<StackAllocStats> AllocateOnStack(Function& func, const Target& ta
     return absl::FailedPreconditionError(absl::StrCat("function %", func.name(), " is already allocated"));
   }
   RA_RETURN_IF_ERROR(Verify(func, target));
+  RA_RETURN_IF_ERROR(CheckRegisterDemand(func, target));
   return StackAllocator(func, target).Run();
 }
 

@@ -476,7 +476,17 @@ class Allocator {
   std::optional<PReg> PreferredRegister(uint32_t id, uint32_t pos) const;
   int preferred_ = 0;
   absl::Status TooMany(uint32_t id, uint32_t pos) const {
-    return absl::InternalError(absl::StrCat("function %", f_->name(), ": ", f_->ValueName(children_[id].value),
+    std::string where = absl::StrCat("function %", f_->name());
+    for (Block b : b_->order()) {
+      if (pos < b_->BlockFrom(b) || pos >= b_->BlockTo(b)) continue;
+      const std::vector<Inst>& insts = f_->block(b).insts;
+      for (size_t k = 0; k < insts.size(); ++k) {
+        if (b_->Pos(insts[k], 0) / 4 != pos / 4) continue;
+        absl::StrAppend(&where, ", ", f_->BlockName(b), pos % 4 == 3 ? ", after inst " : ", inst ", k, " `",
+                        PrintInst(*f_, insts[k], *t_), "`");
+      }
+    }
+    return absl::InternalError(absl::StrCat(where, ": ", f_->ValueName(children_[id].value),
                                             " finds no register at position ", pos,
                                             ": its instruction needs more registers at once than the class has"));
   }

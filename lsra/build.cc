@@ -187,6 +187,7 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
     return absl::FailedPreconditionError(absl::StrCat("function %", func.name(), ": lsra_build needs SSA form"));
   }
   RA_RETURN_IF_ERROR(scratch_.verifier.Run(func, target));
+  RA_RETURN_IF_ERROR(CheckRegisterDemand(func, target));
   // Per type: has the target a class for it? (-1: not asked yet.)
   int8_t has_class[kNumTypes];
   std::fill(std::begin(has_class), std::end(has_class), -1);

@@ -4,6 +4,7 @@
 #include <functional>
 #include <utility>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "liveness/live_sets.h"
 #include "base/nearly_sorted.h"
@@ -532,48 +533,82 @@ absl::Status BuildPackingProblem(const Function& func, const Target& target, con
     for (Inst i : func.block(b).insts) {
       absl::Span<const Operand> ops = func.operands(i);
       const size_t first_arg = func.NumNonArgOperands(i);
-      RegSet taken, clobbered;
+      // `taken`: the registers of the instruction so far; `late_taken`: those
+      // still in use when its late defs are written (fixed registers, late
+      // reads, two-address sources), so a def may take an early read's register.
+      RegSet taken, late_taken, clobbered;
       for (const Operand& op : ops) {
         if (op.constraint() == ConstraintKind::kFixed) taken.InsertWithAliases(target, op.fixed_reg());
       }
+      late_taken = taken;
       for (PReg r : func.Clobbers(i)) clobbered |= target.Aliases(r);
-      for (size_t k = 0; k < ops.size(); ++k) {
-        const Operand& op = ops[k];
-        bool needs = op.IsUse() ? (k < first_arg && (op.constraint() == ConstraintKind::kReg ||
-                                                     op.constraint() == ConstraintKind::kAny))
-                                : op.constraint() == ConstraintKind::kReg;
-        if (!needs) continue;
-        std::optional<RegClass> cls = target.ClassFor(func.value_type(op.value()));
-        if (!cls.has_value()) {
-          return absl::FailedPreconditionError(absl::StrCat("function %", func.name(), ", ", func.BlockName(b), " `",
-                                                            PrintInst(func, i, target), "`: ",
-                                                            func.ValueName(op.value()), " has no register class"));
+      absl::InlinedVector<uint8_t, 8> tied;  // by use ordinal: a Reuse def's source
+      for (const Operand& op : ops) {
+        if (op.IsDef() && op.constraint() == ConstraintKind::kReuse) {
+          const size_t u = static_cast<size_t>(op.reuse_index());
+          if (tied.size() <= u) tied.resize(u + 1, 0);
+          tied[u] = 1;
         }
-        RegSet avoid = taken;
-        if (op.IsUse() && op.position() == Position::kLate) avoid |= clobbered;
-        std::vector<PReg>& pool = p.scratch_[cls->index()];
-        std::optional<PReg> pick;
-        for (PReg r : pool) {
-          if (!avoid.Intersects(target.Aliases(r))) {
-            pick = r;
-            break;
+      }
+      absl::InlinedVector<std::pair<Value, PReg>, 8> picked;  // uses' scratch registers, by value
+      // The rewrite places uses first, then defs.
+      for (const bool defs : {false, true}) {
+        size_t ordinal = 0;  // of the next use
+        for (size_t k = 0; k < ops.size(); ++k) {
+          const Operand& op = ops[k];
+          const bool is_tied = op.IsUse() && ordinal < tied.size() && tied[ordinal];
+          if (op.IsUse()) ++ordinal;
+          if (op.IsDef() != defs) continue;
+          bool needs = op.IsUse() ? (k < first_arg && (op.constraint() == ConstraintKind::kReg ||
+                                                       op.constraint() == ConstraintKind::kAny))
+                                  : op.constraint() == ConstraintKind::kReg;
+          if (!needs) continue;
+          // One value read twice is fetched once (the rewrite reads it again from
+          // the register it fetched it to), unless a clobber overwrites that
+          // register before a late read.
+          const bool late = op.IsUse() && op.position() == Position::kLate;
+          bool again = false;
+          for (const auto& [v, r] : picked) {
+            if (op.IsUse() && v == op.value() && !(late && clobbered.Contains(r))) {
+              again = true;
+              if (late || is_tied) late_taken.InsertWithAliases(target, r);
+            }
           }
-        }
-        if (!pick.has_value()) {
-          for (PReg r : ranking[cls->index()]) {
-            if (std::find(pool.begin(), pool.end(), r) != pool.end() || avoid.Intersects(target.Aliases(r))) continue;
-            pool.push_back(r);
-            p.withheld_ |= target.Aliases(r);
-            pick = r;
-            break;
+          if (again) continue;
+          std::optional<RegClass> cls = target.ClassFor(func.value_type(op.value()));
+          if (!cls.has_value()) {
+            return absl::FailedPreconditionError(absl::StrCat("function %", func.name(), ", ", func.BlockName(b), " `",
+                                                              PrintInst(func, i, target), "`: ",
+                                                              func.ValueName(op.value()), " has no register class"));
           }
+          RegSet avoid = defs && op.position() != Position::kEarly ? late_taken : taken;
+          if (late) avoid |= clobbered;
+          std::vector<PReg>& pool = p.scratch_[cls->index()];
+          std::optional<PReg> pick;
+          for (PReg r : pool) {
+            if (!avoid.Contains(r)) {
+              pick = r;
+              break;
+            }
+          }
+          if (!pick.has_value()) {
+            for (PReg r : ranking[cls->index()]) {
+              if (std::find(pool.begin(), pool.end(), r) != pool.end() || avoid.Contains(r)) continue;
+              pool.push_back(r);
+              p.withheld_ |= target.Aliases(r);
+              pick = r;
+              break;
+            }
+          }
+          if (!pick.has_value()) {
+            return absl::FailedPreconditionError(absl::StrCat("function %", func.name(), ", ", func.BlockName(b), " `",
+                                                              PrintInst(func, i, target), "`: no register left for ",
+                                                              func.ValueName(op.value())));
+          }
+          taken.InsertWithAliases(target, *pick);
+          if (defs || late || is_tied) late_taken.InsertWithAliases(target, *pick);
+          if (op.IsUse()) picked.push_back({op.value(), *pick});
         }
-        if (!pick.has_value()) {
-          return absl::FailedPreconditionError(absl::StrCat("function %", func.name(), ", ", func.BlockName(b), " `",
-                                                            PrintInst(func, i, target), "`: no register left for ",
-                                                            func.ValueName(op.value())));
-        }
-        taken.InsertWithAliases(target, *pick);
       }
     }
   }

@@ -57,7 +57,7 @@ class Packer {
   // May allocation `a` take register `r`? `clobbered`: ClobberedWhileBusy(a).
   bool Fits(uint32_t a, PReg r, const RegSet& clobbered) const {
     const PackingItem& item = p_.items()[p_.allocations()[a].item];
-    if (!t_.InClass(r, item.reg_class) || p_.withheld().Intersects(t_.Aliases(r)) || clobbered.Contains(r)) {
+    if (!t_.InClass(r, item.reg_class) || p_.withheld().Contains(r) || clobbered.Contains(r)) {
       return false;
     }
     // Only registers that hold something or are pinned somewhere can object.

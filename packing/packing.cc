@@ -28,6 +28,7 @@ absl::StatusOr<PackingStats> PackingAllocator::Allocations(Function& func, const
     return absl::FailedPreconditionError(absl::StrCat("function %", func.name(), " is already allocated"));
   }
   RA_RETURN_IF_ERROR(verifier_.Run(func, target));
+  RA_RETURN_IF_ERROR(CheckRegisterDemand(func, target));
   stats_ = PackingStats();
   stats_.loop_entries_split = SplitLoopEntries(func, split_cfg_, split_outside_preds_);
   ReleaseAfterLargeFunction(func.num_insts(), split_cfg_);

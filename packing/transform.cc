@@ -115,7 +115,7 @@ class Transformer {
     std::optional<RegClass> cls = t_.ClassFor(f_.value_type(v));
     if (cls.has_value()) {
       for (PReg r : p_.Scratch(*cls)) {
-        if (!avoid.Intersects(t_.Aliases(r))) return r;
+        if (!avoid.Contains(r)) return r;
       }
     }
     return absl::InternalError(absl::StrCat("function %", f_.name(), ", ", f_.BlockName(b), " `",
@@ -239,10 +239,14 @@ absl::Status Transformer::Rewrite(Block b, Inst i, std::vector<Inst>& out) {
   const size_t first_arg = f_.NumNonArgOperands(i);
   RegSet clobbered;
   for (PReg r : f_.Clobbers(i)) clobbered |= t_.Aliases(r);
+  // `taken`: the registers of the instruction so far; `late_taken`: those still
+  // in use when its late defs are written (fixed registers, late reads,
+  // two-address sources), so a def may take an early read's scratch register.
   RegSet taken;
   for (const Operand& op : ops) {
     if (op.constraint() == ConstraintKind::kFixed) taken.InsertWithAliases(t_, op.fixed_reg());
   }
+  RegSet late_taken = taken;
   fetched_.clear();
   std::vector<Inst>& before = before_;
   std::vector<Inst>& after = after_;
@@ -267,7 +271,7 @@ absl::Status Transformer::Rewrite(Block b, Inst i, std::vector<Inst>& out) {
       continue;
     }
     const Held* h = HeldAt(op.value(), b);
-    bool safe = h != nullptr && !taken.Intersects(t_.Aliases(h->reg));
+    bool safe = h != nullptr && !taken.Contains(h->reg);
     for (size_t j = 0; safe && j < ops.size(); ++j) {
       if (j == k || (ops[j].IsUse() && ops[j].value() == use.value())) continue;
       const Held* o = HeldAt(ops[j].value(), b);
@@ -281,6 +285,7 @@ absl::Status Transformer::Rewrite(Block b, Inst i, std::vector<Inst>& out) {
     }
     reuse[u] = r;
     taken.InsertWithAliases(t_, r);
+    late_taken.InsertWithAliases(t_, r);
   }
 
   // Uses.
@@ -305,7 +310,7 @@ absl::Status Transformer::Rewrite(Block b, Inst i, std::vector<Inst>& out) {
         loc = Home(v);
         if (op.constraint() == ConstraintKind::kReg) op = op.WithConstraint(ConstraintKind::kAny);
       }
-    } else if (h != nullptr && !(op.position() == Position::kLate && clobbered.Intersects(t_.Aliases(h->reg)))) {
+    } else if (h != nullptr && !(op.position() == Position::kLate && clobbered.Contains(h->reg))) {
       loc = Location::Reg(h->reg);
       name = h->name;
     } else if (op.constraint() == ConstraintKind::kAny && !IsConst(v)) {
@@ -314,7 +319,7 @@ absl::Status Transformer::Rewrite(Block b, Inst i, std::vector<Inst>& out) {
       const bool late = op.position() == Position::kLate;
       std::optional<PReg> again;
       for (const Fetched& x : fetched_) {
-        if (x.orig == v && x.loc.IsReg() && !(late && clobbered.Intersects(t_.Aliases(x.loc.reg())))) again = x.loc.reg();
+        if (x.orig == v && x.loc.IsReg() && !(late && clobbered.Contains(x.loc.reg()))) again = x.loc.reg();
       }
       PReg r;
       if (again.has_value()) {
@@ -325,6 +330,7 @@ absl::Status Transformer::Rewrite(Block b, Inst i, std::vector<Inst>& out) {
         RA_ASSIGN_OR_RETURN(r, Scratch(v, avoid, b, i));
         taken.InsertWithAliases(t_, r);
       }
+      if (late) late_taken.InsertWithAliases(t_, r);
       name = Fetch(v, b, r, before);
       loc = Location::Reg(r);
     }
@@ -365,8 +371,9 @@ absl::Status Transformer::Rewrite(Block b, Inst i, std::vector<Inst>& out) {
           break;
         } else {
           PReg r;
-          RA_ASSIGN_OR_RETURN(r, Scratch(v, taken, b, i));
+          RA_ASSIGN_OR_RETURN(r, Scratch(v, op.position() == Position::kEarly ? taken : late_taken, b, i));
           taken.InsertWithAliases(t_, r);
+          late_taken.InsertWithAliases(t_, r);
           loc = Location::Reg(r);
         }
         if (home) Emit(Opcode::kSpill, v, loc, Home(v), after, &stats_.spills);

@@ -266,6 +266,12 @@ absl::StatusOr<ReloadStats> Reloader::Rewrite(const Target& target, Function& fu
       if (!locs.IsSpilled(p.value())) continue;
       if (b == func.entry() && p.constraint() == ConstraintKind::kFixed) {
         emit(Opcode::kSpill, p.value(), p.value(), out, weight);  // arrives in a register
+      } else if (b == func.entry() && p.constraint() == ConstraintKind::kReg) {
+        // Arrives in a register the colorer chooses: a new value, stored at once.
+        Value r = func.NewValue(func.value_type(p.value()));
+        locs.Set(r, Location());
+        emit(Opcode::kSpill, p.value(), r, out, weight);
+        p.set_value(r);
       } else if (b != func.entry()) {
         p = p.WithConstraint(ConstraintKind::kAny);
       }

@@ -23,7 +23,8 @@
 //  - A Stack use of a value that is not spilled (an outgoing stack argument)
 //    reads a new value stored just before: `v10 = spill v3`, with its own slot.
 //  - A spilled entry parameter that arrives in a register is stored at the top of
-//    the entry block.
+//    the entry block: from its Fixed register, or, for one the caller passes in a
+//    register of our choice (Reg), from a new value the colorer gives one.
 //
 // Preconditions: Spill ran on `func` and `locs` is its result. New values get
 // their locations in `locs` (slots for the stack-argument copies; reloaded values

@@ -138,6 +138,7 @@ absl::Status Legalize(Function& func_out, const Target& target) {
   // Work on a copy so that an error leaves the caller's function untouched.
   Function func = func_out;
   RA_RETURN_IF_ERROR(LegalizeInPlace(func, target));
+  RA_RETURN_IF_ERROR(CheckRegisterDemand(func, target));
   func_out = std::move(func);
   return absl::OkStatus();
 }

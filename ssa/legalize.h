@@ -21,7 +21,9 @@
 // Operands that already carry a non-default constraint or position are left as
 // written (hand-written tests may pin registers). Errors (InvalidArgument, naming
 // the function and value): a type the target has no registers for (ARMv7 i64), a
-// call with more than kMaxCallArgs arguments, more results than result registers.
+// call with more than kMaxCallArgs arguments, more results than result registers,
+// an instruction that reads (or writes) more values in registers at once than
+// the target has (CheckRegisterDemand, ssa/verifier.h, run on the result).
 // On error the function is left unchanged.
 #ifndef REGALLOC_SSA_LEGALIZE_H_
 #define REGALLOC_SSA_LEGALIZE_H_

@@ -1,10 +1,13 @@
 #include "ssa/verifier.h"
 
+#include <algorithm>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include "absl/base/attributes.h"
 #include "absl/base/optimization.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
@@ -430,6 +433,68 @@ absl::Status Verifier::CheckSsa() {
 }  // namespace
 
 absl::Status Verify(const Function& func, const Target& target) { return FunctionVerifier().Run(func, target); }
+
+absl::Status CheckRegisterDemand(const Function& func, const Target& target) {
+  const int nb = target.num_banks();
+  // Per bank, the registers classes add beyond the ones pressure counts (x86
+  // ah-dh: an i8 there leaves al free), and the operand count below which no
+  // instruction can exceed any bank.
+  absl::InlinedVector<int, 4> extra(nb, 0);
+  size_t quick = std::numeric_limits<size_t>::max();
+  for (int c = 0; c < target.num_classes(); ++c) {
+    const RegClassInfo& info = target.Class(RegClass(c));
+    extra[info.bank] = std::max(extra[info.bank], info.members.Count() - info.counted.Count());
+    quick = std::min(quick, static_cast<size_t>(target.Bank(info.bank).capacity / info.pressure_weight));
+  }
+  struct Need {
+    Value value;
+    RegClass cls;
+  };
+  std::vector<Need> needs;
+  absl::InlinedVector<int, 4> slots(nb), with_extra(nb);
+  for (Block b : func.layout()) {
+    const std::vector<Inst>& insts = func.block(b).insts;
+    for (size_t index = 0; index < insts.size(); ++index) {
+      const Inst i = insts[index];
+      absl::Span<const Operand> ops = func.operands(i);
+      if (ops.size() <= quick || IsMoveLike(func.inst(i).opcode)) continue;
+      const size_t first_arg = func.NumNonArgOperands(i);
+      for (const bool defs : {false, true}) {
+        needs.clear();
+        for (size_t k = 0; k < ops.size(); ++k) {
+          const Operand& op = ops[k];
+          if (op.IsDef() != defs || (!defs && k >= first_arg)) continue;
+          const bool in_reg = op.constraint() == ConstraintKind::kReg || op.constraint() == ConstraintKind::kReuse ||
+                              (op.constraint() == ConstraintKind::kFixed &&
+                               target.Reg(op.fixed_reg()).reg_class.has_value());
+          std::optional<RegClass> cls = target.ClassFor(func.value_type(op.value()));
+          if (in_reg && cls.has_value()) needs.push_back({op.value(), *cls});
+        }
+        std::sort(needs.begin(), needs.end(), [](const Need& a, const Need& b) { return a.value < b.value; });
+        needs.erase(std::unique(needs.begin(), needs.end(), [](const Need& a, const Need& b) { return a.value == b.value; }),
+                    needs.end());
+        std::fill(slots.begin(), slots.end(), 0);
+        std::fill(with_extra.begin(), with_extra.end(), 0);
+        for (const Need& n : needs) {
+          const RegClassInfo& info = target.Class(n.cls);
+          slots[info.bank] += info.pressure_weight;
+          if (info.members.Count() > info.counted.Count()) ++with_extra[info.bank];
+        }
+        for (int k = 0; k < nb; ++k) {
+          const int capacity = target.Bank(k).capacity;
+          if (slots[k] <= capacity + std::min(extra[k], with_extra[k])) continue;
+          int values = 0;
+          for (const Need& n : needs) values += target.Class(n.cls).bank == k;
+          return absl::InvalidArgumentError(absl::StrCat(
+              "function %", func.name(), ", ", func.BlockName(b), ", inst ", index, " `", PrintInst(func, i, target),
+              "`: over-constrained: its ", defs ? "defs write " : "uses read ", values, " values in registers of bank ",
+              target.Bank(k).name, " at once (", slots[k], " slots), and the bank has ", capacity));
+        }
+      }
+    }
+  }
+  return absl::OkStatus();
+}
 
 absl::Status FunctionVerifier::Run(const Function& func, const Target& target) {
   absl::Status s = Verifier(func, target, cfg_, dom_, def_block_, def_index_).Run();

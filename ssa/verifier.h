@@ -34,6 +34,17 @@ namespace regalloc {
 
 absl::Status Verify(const Function& func, const Target& target);
 
+// An allocator's precondition beyond Verify, on legalized input (Legalize checks
+// it last; every allocator object checks it first): at each instruction, the
+// distinct values its uses read in registers (Reg, or Fixed to an allocatable
+// register; not a branch's edge arguments) fit each pressure bank's capacity,
+// counted in the bank's slots (ARMv7: an f64 takes 2), and so do its register
+// defs. A lower bound: aliases, alignment, clobbers and Late reads may need more,
+// which each allocator reports itself. InvalidArgument naming the function,
+// block and instruction, "over-constrained: ...". Before legalization a call's
+// arguments are all Reg, so this does not belong to Verify.
+absl::Status CheckRegisterDemand(const Function& func, const Target& target);
+
 // The same as a reusable object (allocators that verify their input hold one):
 // its buffers stay between functions.
 class FunctionVerifier {
