@@ -116,7 +116,9 @@ class Allocator {
       destroyed_[r] = !callee.Intersects(t.Units(PReg(r)));
     }
     orders_.resize(t.num_classes());
+    full_orders_.resize(t.num_classes());
     for (int c = 0; c < t.num_classes(); ++c) {
+      full_orders_[c] = t.Class(RegClass(c)).allocation_order;
       std::vector<PReg>& order = orders_[c];
       order.clear();
       for (PReg r : t.Class(RegClass(c)).allocation_order) {
@@ -311,7 +313,7 @@ class Allocator {
       if (it->need != RefNeed::kFixed || it->reg() != r || it->pos < c.from || it->pos >= c.to) continue;
       LsraRange own = it->kind == RefKind::kDef
                           ? LsraRange{it->pos, it->pos + (it->inst.IsValid() ? 2u : 1u)}
-                          : LsraRange{it->pos - (it->pos % 4 == kLsraEarly ? 1u : 3u), it->pos + 1};
+                          : LsraRange{it->pos - it->pos % 4 - 1, it->pos + 1};
       if (own.Contains(at)) return own.to;
     }
     return at;
@@ -476,6 +478,7 @@ class Allocator {
   std::optional<PReg> PreferredRegister(uint32_t id, uint32_t pos) const;
   int preferred_ = 0;
   absl::Status TooMany(uint32_t id, uint32_t pos) const {
+    too_many_ = true;
     std::string where = absl::StrCat("function %", f_->name());
     for (Block b : b_->order()) {
       if (pos < b_->BlockFrom(b) || pos >= b_->BlockTo(b)) continue;
@@ -496,6 +499,10 @@ class Allocator {
   const LsraBuild* b_ = nullptr;
   const LsraOptions* options_ = nullptr;
   std::vector<std::vector<PReg>> orders_;
+  // Stress: each class's whole allocation order, for the pieces the subset
+  // cannot serve (RyuJIT's stress limits give way to what an instruction needs).
+  std::vector<std::vector<PReg>> full_orders_;
+  mutable bool too_many_ = false;  // the last error was TooMany
   std::vector<LsraChild> children_;  // the scan's pieces, in the order it made them
   std::vector<StackSlot>* slots_ = nullptr;
   std::vector<PReg> hint_;
@@ -1047,8 +1054,18 @@ absl::Status Allocator::AllocateOne(uint32_t id, uint32_t pos) {
       ++preferred_;
     }
   }
-  if (!TryAllocateFreeReg(id, pos, forced)) RA_RETURN_IF_ERROR(AllocateBlockedReg(id, pos, forced));
-  return absl::OkStatus();
+  if (TryAllocateFreeReg(id, pos, forced)) return absl::OkStatus();
+  too_many_ = false;
+  absl::Status s = AllocateBlockedReg(id, pos, forced);
+  if (s.ok() || !too_many_ || options_->registers == LsraOptions::Registers::kAll) return s;
+  // A stress subset too small for what the instruction needs at once (a late
+  // read beside clobbers of the whole subset): this piece takes from every
+  // register of its class, as RyuJIT's stress limits give way.
+  const size_t c = t_->ClassFor(f_->value_type(children_[id].value))->index();
+  orders_[c].swap(full_orders_[c]);
+  s = TryAllocateFreeReg(id, pos, forced) ? absl::OkStatus() : AllocateBlockedReg(id, pos, forced);
+  orders_[c].swap(full_orders_[c]);
+  return s;
 }
 
 absl::Status Allocator::Run(LsraAllocStats& stats) {

@@ -70,7 +70,9 @@ struct LsraOptions {
   // no move.
   bool preference = true;
   // Stress: allocate only from the registers a call preserves, or only from those
-  // it destroys (a class with none of them keeps all its registers).
+  // it destroys (a class with none of them keeps all its registers). A piece the
+  // subset cannot serve (a late read beside clobbers of the whole subset) takes
+  // from every register of its class, as RyuJIT's stress limits give way.
   enum class Registers : uint8_t { kAll, kCalleeSavedOnly, kCallerSavedOnly };
   Registers registers = Registers::kAll;
   // Stress: evict the holder needed soonest (still after the current piece)

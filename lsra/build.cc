@@ -38,6 +38,18 @@ RefNeed NeedOf(const Operand& op) {
 
 }  // namespace
 
+uint32_t LsraUseSlot(const Function& func, Inst i, absl::Span<const Operand> ops, size_t o) {
+  if (ops[o].position() == Position::kEarly) return kLsraEarly;
+  int ordinal = 0;  // of use `o` among the uses
+  for (size_t x = 0; x < o; ++x) ordinal += ops[x].IsUse();
+  for (const Operand& d : ops) {
+    if (d.IsDef() && d.constraint() == ConstraintKind::kReuse && d.reuse_index() == ordinal) return kLsraClobber;
+  }
+  (void)func;
+  (void)i;
+  return kLsraLate;
+}
+
 absl::Status LsraBuild::InsertReuseCopies(Function& func, const LiveSets& sets, LsraBuildStats& stats) {
   // Per block: the index of each value's last use, stamped by block. Whether
   // a value lives out is asked of the block's live-out set (a binary search)
@@ -354,7 +366,8 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
       absl::Span<const Operand> ops = func.operands(i);
       for (size_t o = 0; o < ops.size(); ++o) {
         const Operand& op = ops[o];
-        uint32_t pos = base + (op.position() == Position::kEarly ? kLsraEarly : kLsraLate);
+        uint32_t pos = base + (op.IsUse() ? LsraUseSlot(func, i, ops, o)
+                                          : op.position() == Position::kEarly ? kLsraEarly : kLsraLate);
         RefPosition ref;
         ref.pos = pos;
         ref.inst = i;
@@ -367,8 +380,8 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
           x.last = std::max(x.last, pos);
           if (ref.need == RefNeed::kFixed) {
             ref.set_reg(op.fixed_reg());
-            uint32_t end = op.position() == Position::kEarly ? base + 1 : base + 3;
-            reg_ref(op.fixed_reg(), RefKind::kFixedUse, pos, i, LsraRange{base - 1, end});
+            reg_ref(op.fixed_reg(), RefKind::kFixedUse, pos, i,
+                    LsraRange{base - 1, pos == base + kLsraLate ? base + 3 : pos + 1});
           }
         } else {
           ref.kind = RefKind::kDef;

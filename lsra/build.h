@@ -82,6 +82,12 @@ inline constexpr uint32_t kLsraClobber = 1;
 inline constexpr uint32_t kLsraLate = 2;
 inline constexpr uint32_t kLsraGap = 3;
 
+// The slot where use `o` of `i` is read: Early or Late, but a Late use that a
+// Reuse def of its instruction overwrites is read at the clobber slot, so that
+// its piece still covers the clobbers and early defs (it must survive them, as
+// any Late read) and ends where the def, written at Late, takes its register.
+uint32_t LsraUseSlot(const Function& func, Inst i, absl::Span<const Operand> ops, size_t o);
+
 struct LsraRange {
   uint32_t from = 0;
   uint32_t to = 0;  // exclusive

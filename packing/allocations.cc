@@ -563,15 +563,16 @@ absl::Status BuildPackingProblem(const Function& func, const Target& target, con
                                                        op.constraint() == ConstraintKind::kAny))
                                   : op.constraint() == ConstraintKind::kReg;
           if (!needs) continue;
-          // One value read twice is fetched once (the rewrite reads it again from
-          // the register it fetched it to), unless a clobber overwrites that
-          // register before a late read.
+          // One value read twice early is fetched at most once (the rewrite reads
+          // it again from the register it fetched it to, or both reads find it
+          // where it is held). A late read keeps its own: the rewrite may read
+          // the early one from the value's home or a register a clobber takes.
           const bool late = op.IsUse() && op.position() == Position::kLate;
           bool again = false;
           for (const auto& [v, r] : picked) {
-            if (op.IsUse() && v == op.value() && !(late && clobbered.Contains(r))) {
+            if (op.IsUse() && !late && v == op.value()) {
               again = true;
-              if (late || is_tied) late_taken.InsertWithAliases(target, r);
+              if (is_tied) late_taken.InsertWithAliases(target, r);
             }
           }
           if (again) continue;
@@ -607,7 +608,7 @@ absl::Status BuildPackingProblem(const Function& func, const Target& target, con
           }
           taken.InsertWithAliases(target, *pick);
           if (defs || late || is_tied) late_taken.InsertWithAliases(target, *pick);
-          if (op.IsUse()) picked.push_back({op.value(), *pick});
+          if (op.IsUse() && !late) picked.push_back({op.value(), *pick});
         }
       }
     }

@@ -18,6 +18,15 @@ void Constrain(Operand& op, const Operand& c) {
   if (IsDefault(op)) op = c.WithLocation(op.location());
 }
 
+// The two-address form: `def` takes the register of `src` (use 0), unless either
+// was constrained by hand. A source written `any` is read from a register (the
+// def's); one written `stack` keeps the instruction three-address.
+void ReuseFirst(Operand& def, Operand& src) {
+  if (!IsDefault(def) || src.constraint() == ConstraintKind::kStack) return;
+  def = Operand::ReuseDef(def.value(), 0).WithLocation(def.location());
+  if (src.constraint() == ConstraintKind::kAny) src = src.WithConstraint(ConstraintKind::kReg);
+}
+
 // Fixes each operand to its ABI register, or to the stack past the registers.
 void ApplyAbi(absl::Span<Operand> ops, const std::vector<ArgLocation>& locs) {
   for (size_t i = 0; i < ops.size(); ++i) {
@@ -96,12 +105,12 @@ absl::Status LegalizeInPlace(Function& func, const Target& target) {
         case Opcode::kAdd: case Opcode::kSub: case Opcode::kAnd: case Opcode::kOr: case Opcode::kXor:
         case Opcode::kMul: case Opcode::kFadd: case Opcode::kFsub: case Opcode::kFmul: case Opcode::kFdiv:
           if (!x86) break;
-          Constrain(defs[0], Operand::ReuseDef(defs[0].value(), 0));
+          ReuseFirst(defs[0], uses[0]);
           Constrain(uses[1], uses[1].WithConstraint(ConstraintKind::kAny));
           break;
         case Opcode::kShl: case Opcode::kShr: case Opcode::kSar:
           if (!x86) break;
-          Constrain(defs[0], Operand::ReuseDef(defs[0].value(), 0));
+          ReuseFirst(defs[0], uses[0]);
           Constrain(uses[1], uses[1].WithFixed(*view("rcx", uses[1].value())));
           break;
         case Opcode::kDiv: case Opcode::kRem: {

@@ -19,7 +19,9 @@
 // AArch64 and ARMv7 are three-address: no reuse constraints.
 //
 // Operands that already carry a non-default constraint or position are left as
-// written (hand-written tests may pin registers). Errors (InvalidArgument, naming
+// written (hand-written tests may pin registers), with one exception: a
+// two-address source written `any` becomes `reg`, since the def takes its
+// register (one written `stack` keeps its instruction three-address). Errors (InvalidArgument, naming
 // the function and value): a type the target has no registers for (ARMv7 i64), a
 // call with more than kMaxCallArgs arguments, more results than result registers,
 // an instruction that reads (or writes) more values in registers at once than

@@ -127,6 +127,25 @@ block0(v0@%rbx: i64, v1: i64):
   EXPECT_THAT(out, HasSubstr("v2@%r12 = add v0, v1@any"));
 }
 
+// The two-address def takes its source's register: a source written `any` is
+// read from a register, one written `stack` leaves the instruction
+// three-address (a Reuse of either would be refused by the verifier).
+TEST(LegalizeTest, TwoAddressSourcesWrittenAnyOrStack) {
+  std::string out = Legalized("x86_64", R"(function %f(i64, i64) -> i64 {
+block0(v0: i64, v1: i64):
+    v2 = add v0@any, v1
+    v3 = shl v2@any, v1
+    v4 = sub v3@stack, v1
+    v5 = add v4@any@late, v1
+    ret v5
+}
+)");
+  EXPECT_THAT(out, HasSubstr("v2@reuse0 = add v0, v1@any"));
+  EXPECT_THAT(out, HasSubstr("v3@reuse0 = shl v2, v1@%rcx"));
+  EXPECT_THAT(out, HasSubstr("v4 = sub v3@stack, v1@any"));
+  EXPECT_THAT(out, HasSubstr("v5@reuse0 = add v4@late, v1@any"));
+}
+
 TEST(LegalizeTest, Errors) {
   const Target& arm = *TargetByName("armv7").value();
   Function f = ParseFunction(R"(function %wide(i64) {

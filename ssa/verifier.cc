@@ -243,9 +243,10 @@ absl::Status Verifier::CheckInst(Block b, int index, Inst i) {
       return error(absl::StrCat(V(op.value()), "@reuse", op.reuse_index(),
                                 " cannot be early: a reused register is written after its use is read"));
     }
-    if (use->constraint() == ConstraintKind::kStack) {
+    if (use->constraint() == ConstraintKind::kStack || use->constraint() == ConstraintKind::kAny) {
       return error(absl::StrCat(V(op.value()), "@reuse", op.reuse_index(), " must share a register with ",
-                                V(use->value()), ", which is read @stack"));
+                                V(use->value()), ", which is read @",
+                                use->constraint() == ConstraintKind::kStack ? "stack" : "any (write it @reg)"));
     }
     std::optional<RegClass> dc = target_.ClassFor(func_.value_type(op.value()));
     std::optional<RegClass> uc = target_.ClassFor(func_.value_type(use->value()));

@@ -176,6 +176,12 @@ block0(v0: i64):
     ret
 })",
      "`v1@reuse2 = add v0, v0`: v1@reuse2 names use #2, but the instruction has 2 uses"},
+    {"reuse of a use read anywhere", R"(function %f(i64) {
+block0(v0: i64):
+    v1@reuse0 = add v0@any, v0
+    ret
+})",
+     "v1@reuse0 must share a register with v0, which is read @any (write it @reg)"},
     {"reuse across classes", R"(function %f(i64) {
 block0(v0: i64):
     v1@reuse0 = call.f64 %g(v0)
