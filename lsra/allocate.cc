@@ -771,8 +771,19 @@ absl::Status Allocator::AllocateBlockedReg(uint32_t id, uint32_t pos, std::optio
   if (blocked == pos) return TooMany(id, pos);
   if (blocked < End(c)) {
     uint32_t g = GapAtOrBefore(blocked);
-    if (g <= pos || g <= c.from) return TooMany(id, pos);
-    Push(Split(id, g));
+    if (g > pos && g > c.from) {
+      Push(Split(id, g));
+    } else if (blocked % 4 == kLsraClobber && NextRegUse(c, blocked) > blocked + 1) {
+      // A clobber of `best` right after the instruction's early reads, one of
+      // this piece's (no gap before it to leave by): the piece holds `best` up
+      // to the clobber and the value goes on from its slot, where its def
+      // stored it; nothing moves at the clobber. (A value read by a call-like
+      // instruction and living past it, with every register its clobbers
+      // spare taken by others read there.)
+      SpillFrom(id, blocked, gap);
+    } else {
+      return TooMany(id, pos);
+    }
   }
   children_[id].loc = Location::Reg(best);
   return absl::OkStatus();
@@ -934,7 +945,9 @@ void Allocator::SecondChance(LsraAllocStats& stats) {
   for (uint32_t id = 0; id < children_.size(); ++id) {
     if (children_[id].loc.IsReg()) {
       ranges_of(children_[id], [&](uint32_t from, uint32_t to) { occupy(children_[id].loc.reg(), from, to); });
-    } else if (children_[id].loc.IsStack() && Start(children_[id]) < children_[id].to) {
+    } else if (children_[id].loc.IsStack() && Start(children_[id]) < children_[id].to &&
+               children_[id].from % 4 != kLsraClobber) {
+      // (A piece that left its register at a clobber has no gap to come back by.)
       candidates.push_back(id);
     }
   }
