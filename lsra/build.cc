@@ -38,15 +38,12 @@ RefNeed NeedOf(const Operand& op) {
 
 }  // namespace
 
-uint32_t LsraUseSlot(const Function& func, Inst i, absl::Span<const Operand> ops, size_t o) {
-  if (ops[o].position() == Position::kEarly) return kLsraEarly;
+uint32_t LsraLateUseSlot(absl::Span<const Operand> ops, size_t o) {
   int ordinal = 0;  // of use `o` among the uses
   for (size_t x = 0; x < o; ++x) ordinal += ops[x].IsUse();
   for (const Operand& d : ops) {
     if (d.IsDef() && d.constraint() == ConstraintKind::kReuse && d.reuse_index() == ordinal) return kLsraClobber;
   }
-  (void)func;
-  (void)i;
   return kLsraLate;
 }
 
@@ -366,7 +363,7 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
       absl::Span<const Operand> ops = func.operands(i);
       for (size_t o = 0; o < ops.size(); ++o) {
         const Operand& op = ops[o];
-        uint32_t pos = base + (op.IsUse() ? LsraUseSlot(func, i, ops, o)
+        uint32_t pos = base + (op.IsUse() ? LsraUseSlot(ops, o)
                                           : op.position() == Position::kEarly ? kLsraEarly : kLsraLate);
         RefPosition ref;
         ref.pos = pos;

@@ -86,7 +86,10 @@ inline constexpr uint32_t kLsraGap = 3;
 // Reuse def of its instruction overwrites is read at the clobber slot, so that
 // its piece still covers the clobbers and early defs (it must survive them, as
 // any Late read) and ends where the def, written at Late, takes its register.
-uint32_t LsraUseSlot(const Function& func, Inst i, absl::Span<const Operand> ops, size_t o);
+uint32_t LsraLateUseSlot(absl::Span<const Operand> ops, size_t o);
+inline uint32_t LsraUseSlot(absl::Span<const Operand> ops, size_t o) {
+  return ops[o].position() == Position::kEarly ? kLsraEarly : LsraLateUseSlot(ops, o);
+}
 
 struct LsraRange {
   uint32_t from = 0;

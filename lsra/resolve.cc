@@ -318,7 +318,7 @@ absl::Status Resolver::ResolveBlock(Block b) {
     for (Operand& op : ops) {
       if (!op.IsUse()) continue;
       Value v = op.value();
-      uint32_t p = early + LsraUseSlot(f_, i, ops, static_cast<size_t>(&op - ops.data()));
+      uint32_t p = early + LsraUseSlot(ops, static_cast<size_t>(&op - ops.data()));
       Location l = At(v, p);
       if (l.IsNone()) return Bug(b, i, absl::StrCat(f_.ValueName(v), " has no location"));
       switch (op.constraint()) {

@@ -451,8 +451,12 @@ absl::Status CheckRegisterDemand(const Function& func, const Target& target) {
     Value value;
     RegClass cls;
   };
-  std::vector<Need> needs;
+  absl::InlinedVector<Need, 32> needs;  // no heap for up to 32 operands in registers
   absl::InlinedVector<int, 4> slots(nb), with_extra(nb);
+  auto in_reg = [&](const Operand& op) {
+    return op.constraint() == ConstraintKind::kReg || op.constraint() == ConstraintKind::kReuse ||
+           (op.constraint() == ConstraintKind::kFixed && target.Reg(op.fixed_reg()).reg_class.has_value());
+  };
   for (Block b : func.layout()) {
     const std::vector<Inst>& insts = func.block(b).insts;
     for (size_t index = 0; index < insts.size(); ++index) {
@@ -460,16 +464,19 @@ absl::Status CheckRegisterDemand(const Function& func, const Target& target) {
       absl::Span<const Operand> ops = func.operands(i);
       if (ops.size() <= quick || IsMoveLike(func.inst(i).opcode)) continue;
       const size_t first_arg = func.NumNonArgOperands(i);
+      // Most wide instructions are calls (their arguments fixed or on the
+      // stack) and branches (their arguments the edges'): count first.
+      size_t in_regs = 0;
+      for (size_t k = 0; k < ops.size(); ++k) in_regs += (ops[k].IsDef() || k < first_arg) && in_reg(ops[k]);
+      if (in_regs <= quick) continue;
       for (const bool defs : {false, true}) {
         needs.clear();
         for (size_t k = 0; k < ops.size(); ++k) {
           const Operand& op = ops[k];
           if (op.IsDef() != defs || (!defs && k >= first_arg)) continue;
-          const bool in_reg = op.constraint() == ConstraintKind::kReg || op.constraint() == ConstraintKind::kReuse ||
-                              (op.constraint() == ConstraintKind::kFixed &&
-                               target.Reg(op.fixed_reg()).reg_class.has_value());
+          if (!in_reg(op)) continue;
           std::optional<RegClass> cls = target.ClassFor(func.value_type(op.value()));
-          if (in_reg && cls.has_value()) needs.push_back({op.value(), *cls});
+          if (cls.has_value()) needs.push_back({op.value(), *cls});
         }
         std::sort(needs.begin(), needs.end(), [](const Need& a, const Need& b) { return a.value < b.value; });
         needs.erase(std::unique(needs.begin(), needs.end(), [](const Need& a, const Need& b) { return a.value == b.value; }),
