@@ -16,6 +16,7 @@ DemandModel::DemandModel(const Target& target) : target_(target) {
   }
   early_.resize(target.num_classes());
   late_.resize(target.num_classes());
+  anywhere_.resize(target.num_classes());
   for (int bank = 0; bank < target.num_banks(); ++bank) {
     SharedBank b;
     b.bank = bank;
@@ -69,6 +70,7 @@ void DemandModel::Needs(const Function& func, Inst inst, const LiveWalker& live_
   int n = num_classes();
   std::fill(early_.begin(), early_.end(), 0);  // sized by the constructor
   std::fill(late_.begin(), late_.end(), 0);
+  std::fill(anywhere_.begin(), anywhere_.end(), 0);
   seen_early_.clear();
   seen_late_.clear();
   const InstData& d = func.inst(inst);
@@ -90,7 +92,10 @@ void DemandModel::Needs(const Function& func, Inst inst, const LiveWalker& live_
       if (op.constraint() == ConstraintKind::kFixed || op.constraint() == ConstraintKind::kStack) continue;
       if (spilled && (move_like || branch || op.constraint() == ConstraintKind::kAny)) continue;
       if (!spilled && live_after.IsLive(v)) continue;  // counted as through
-      if (count_once(seen_early_, v)) ++early_[c];
+      if (count_once(seen_early_, v)) {
+        ++early_[c];
+        ++anywhere_[c];  // taken back below if it is read late or overwritten in place
+      }
       if (op.position() == Position::kLate && count_once(seen_late_, v)) ++late_[c];
     } else {
       if (op.constraint() == ConstraintKind::kFixed || op.constraint() == ConstraintKind::kStack) continue;
@@ -101,6 +106,41 @@ void DemandModel::Needs(const Function& func, Inst inst, const LiveWalker& live_
   }
   needs.resize(n);
   for (int c = 0; c < n; ++c) needs[c] = std::max(early_[c], late_[c]);
+}
+
+void DemandModel::NeedsAtInst(const Function& func, Inst inst, const LiveWalker& live_after,
+                              const ValueLocations& locs, std::vector<int>& needs, std::vector<int>& early) const {
+  Needs(func, inst, live_after, locs, needs);
+  // Of the dying early reads counted, those read late too (seen_late_) and
+  // two-address sources must stay clear of the clobbers and fixed defs.
+  for (const Operand& d : func.operands(inst)) {
+    if (!d.IsDef() || d.constraint() != ConstraintKind::kReuse) continue;
+    if (const Operand* src = func.UseOperand(inst, d.reuse_index())) seen_late_.push_back(src->value());
+  }
+  for (Value v : seen_early_) {
+    if (std::find(seen_late_.begin(), seen_late_.end(), v) != seen_late_.end()) --anywhere_[ClassOf(func, v)];
+  }
+  const int n = num_classes();
+  early.resize(n);
+  for (int c = 0; c < n; ++c) {
+    early[c] = early_[c];
+    needs[c] = std::max(early_[c] - anywhere_[c], late_[c]);
+  }
+}
+
+RegSet DemandModel::FixedUses(const Function& func, Inst inst) const {
+  RegSet fixed;
+  for (const Operand& op : func.operands(inst)) {
+    if (op.IsUse() && op.constraint() == ConstraintKind::kFixed) fixed |= target_.Aliases(op.fixed_reg());
+  }
+  return fixed;
+}
+
+std::optional<Overflow> DemandModel::CheckAtInst(const std::vector<int>& through,
+                                                 const std::vector<int>& needs, const std::vector<int>& early,
+                                                 const RegSet& pinned, const RegSet& fixed_uses) const {
+  if (std::optional<Overflow> o = Check(through, needs, pinned)) return o;
+  return Check(through, early, fixed_uses);
 }
 
 const int* DemandModel::CapacitiesOutside(const RegSet& pinned) const {

@@ -27,9 +27,13 @@
 // (ARMv7: an f64 takes two s-sized slots of the 64-slot VFP bank).
 //
 // Counting the operands of i outside pinned(i) is conservative where an operand
-// could share a pinned register (a use dying in a register that i clobbers), and
-// exact where it matters: values live across a call must fit the callee-saved
-// registers of their class.
+// could share a pinned register, and exact where it matters: values live across
+// a call must fit the callee-saved registers of their class. The spiller uses
+// the finer count (NeedsAtInst, CheckAtInst): a Reg use read early only that
+// dies at i, not overwritten in place, may sit in a register i clobbers or a
+// fixed def writes (the colorer's rule), so it counts against the registers
+// outside i's fixed uses only; and a value i reads so and that lives on may be
+// spilled when nothing else will do (its reload then dies at i).
 #ifndef REGALLOC_SPILL_DEMAND_H_
 #define REGALLOC_SPILL_DEMAND_H_
 
@@ -77,6 +81,20 @@ class DemandModel {
   // fit outside `pinned`.
   std::optional<Overflow> Check(const std::vector<int>& through, const std::vector<int>& needs,
                                 const RegSet& pinned) const;
+
+  // The spiller's finer count (the colorer's rules): a Reg use read early only
+  // that dies at `inst` (no two-address source) may sit in a register `inst`
+  // clobbers or writes, just not in one its fixed uses read. Fills `needs`
+  // with what must fit outside every pinned register, max(early - those,
+  // late), and `early` with all of early; CheckAtInst tests both, the second
+  // against the registers outside `FixedUses(inst)` only.
+  void NeedsAtInst(const Function& func, Inst inst, const LiveWalker& live_after, const ValueLocations& locs,
+                   std::vector<int>& needs, std::vector<int>& early) const;
+  // The registers of `inst`'s Fixed uses, closed under aliasing.
+  RegSet FixedUses(const Function& func, Inst inst) const;
+  std::optional<Overflow> CheckAtInst(const std::vector<int>& through, const std::vector<int>& needs,
+                                      const std::vector<int>& early, const RegSet& pinned,
+                                      const RegSet& fixed_uses) const;
   // Whether an instruction that pins nothing and has at most `operands`
   // operands surely fits over `through` (per class): a class's need is at
   // most its operands, so Check would find nothing over capacity whatever
@@ -104,7 +122,7 @@ class DemandModel {
   std::vector<SharedBank> shared_banks_;
   // Scratch for Needs, reused.
   mutable std::vector<Value> seen_early_, seen_late_;
-  mutable std::vector<int> early_, late_;  // one per class
+  mutable std::vector<int> early_, late_, anywhere_;  // one per class
   // Pinned's last clobber set and its closure under aliasing.
   mutable RegSet last_clobbers_, last_closure_;
   mutable bool has_last_clobbers_ = false;

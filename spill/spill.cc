@@ -24,7 +24,7 @@ struct Spiller::Buffers {
   InstNumbering num;
   std::vector<uint8_t> spilled, unspillable, excluded;
   std::vector<uint32_t> def_point;
-  std::vector<int> through, adjust, scratch_through, needs;
+  std::vector<int> through, adjust, scratch_through, needs, early;
   std::vector<Value> dying_args, marked;
   LiveWalker live;
 };
@@ -58,11 +58,13 @@ class SpillWalk {
   bool Eligible(Value v, const Overflow& o) const;
   // The victim for `o` at point `p` (invalid when there is none).
   Value Choose(const Overflow& o, ProgramPoint p) const;
-  // Spills until `through_ - defs_live` + needs fits outside `pinned`. `at` is
+  // Spills until `through_ - defs_live` + needs fits outside `pinned` (and, at
+  // an instruction, + early outside `fixed_uses`: DemandModel::CheckAtInst). `at` is
   // the point (for the heuristics); `where` names the place in errors;
   // `refresh` recomputes `needs` after a spill of one of `dying_args_`.
   template <typename Where, typename Refresh>
-  absl::Status Fit(std::vector<int>& needs, const RegSet& pinned, ProgramPoint at, const Where& where,
+  absl::Status Fit(std::vector<int>& needs, const std::vector<int>* early, const RegSet& pinned,
+                   const RegSet& fixed_uses, ProgramPoint at, const Where& where,
                    const Refresh& refresh);
   void ComputeDefPoints(const InstNumbering& num);
 
@@ -78,7 +80,13 @@ class SpillWalk {
 
   std::vector<uint8_t>& spilled_;
   std::vector<uint8_t>& unspillable_;  // constraint copies' defs
-  std::vector<uint8_t>& excluded_;     // operands of the instruction being fitted
+  // Operands of the instruction being fitted: excluded, or read early only in
+  // a register (kReadEarly: spilling such a value still helps where the
+  // instruction clobbers registers, its reload dying there may sit in one;
+  // chosen only when nothing else will do).
+  std::vector<uint8_t>& excluded_;
+  static constexpr uint8_t kExcluded = 1, kReadEarly = 2;
+  bool read_early_ok_ = false;
   std::vector<uint32_t>& def_point_;
   std::vector<int>& through_;          // per class: live, in registers
   std::vector<int>& adjust_;           // per class: live defs of the current instruction
@@ -110,7 +118,8 @@ void SpillWalk::SpillVreg(Value v) {
 }
 
 bool SpillWalk::Eligible(Value v, const Overflow& o) const {
-  if (spilled_[v.index()] || unspillable_[v.index()] || excluded_[v.index()]) return false;
+  if (spilled_[v.index()] || unspillable_[v.index()]) return false;
+  if (excluded_[v.index()] == kExcluded || (excluded_[v.index()] == kReadEarly && !read_early_ok_)) return false;
   int c = model_.ClassOf(f_, v);
   if (c < 0) return false;
   if (o.cls >= 0) return c == o.cls;
@@ -149,15 +158,22 @@ Value SpillWalk::Choose(const Overflow& o, ProgramPoint p) const {
 }
 
 template <typename Where, typename Refresh>
-absl::Status SpillWalk::Fit(std::vector<int>& needs, const RegSet& pinned, ProgramPoint at, const Where& where,
+absl::Status SpillWalk::Fit(std::vector<int>& needs, const std::vector<int>* early, const RegSet& pinned,
+                            const RegSet& fixed_uses, ProgramPoint at, const Where& where,
                           const Refresh& refresh) {
   std::vector<int>& through = scratch_through_;
   through.resize(through_.size());
   while (true) {
     for (size_t c = 0; c < through.size(); ++c) through[c] = through_[c] - adjust_[c];
-    std::optional<Overflow> over = model_.Check(through, needs, pinned);
+    std::optional<Overflow> over = early != nullptr ? model_.CheckAtInst(through, needs, *early, pinned, fixed_uses)
+                                                    : model_.Check(through, needs, pinned);
     if (!over.has_value()) return absl::OkStatus();
     Value victim = Choose(*over, at);
+    if (!victim.IsValid() && early != nullptr) {
+      read_early_ok_ = true;
+      victim = Choose(*over, at);
+      read_early_ok_ = false;
+    }
     if (!victim.IsValid()) {
       std::string what = over->cls >= 0 ? absl::StrCat("class ", t_.Class(RegClass(over->cls)).name)
                                         : absl::StrCat("bank ", t_.Bank(over->bank).name);
@@ -165,9 +181,10 @@ absl::Status SpillWalk::Fit(std::vector<int>& needs, const RegSet& pinned, Progr
                                                      "must keep alive do not fit the registers of ", what,
                                                      " left by its fixed registers and clobbers"));
     }
+    const bool read_here = excluded_[victim.index()] == kReadEarly;
     SpillVreg(victim);
     ++stats_.spill_decisions;
-    if (!dying_args_.empty()) refresh();
+    if (!dying_args_.empty() || read_here) refresh();
   }
 }
 
@@ -237,6 +254,7 @@ absl::StatusOr<SpillStats> SpillWalk::Run() {
   through_.assign(nc, 0);
   adjust_.assign(nc, 0);
   std::vector<int>& needs = b_.needs;
+  std::vector<int>& early = b_.early;
   needs.assign(nc, 0);
   std::vector<Value>& marked = b_.marked;
   marked.clear();
@@ -244,13 +262,35 @@ absl::StatusOr<SpillStats> SpillWalk::Run() {
   // except a branch's arguments and uses read @stack (a call's stack-passed
   // arguments): spilled, they need no register there (the edge's parallel copy,
   // or the instruction, reads their slot).
-  auto exclude = [&](Inst i) {
+  // `fitted`: i is the instruction being fitted (not the one a constraint
+  // copy serves, whose operands are only kept).
+  auto exclude = [&](Inst i, bool fitted) {
     absl::Span<const Operand> ops = f_.operands(i);
     size_t keep = f_.NumNonArgOperands(i);
     for (size_t k = 0; k < keep; ++k) {
       if (ops[k].IsUse() && ops[k].constraint() == ConstraintKind::kStack) continue;
-      excluded_[ops[k].value().index()] = 1;
-      marked.push_back(ops[k].value());
+      if (excluded_[ops[k].value().index()] == 0) marked.push_back(ops[k].value());
+      excluded_[ops[k].value().index()] = kExcluded;
+    }
+    if (!fitted || f_.inst(i).clobbers < 0) return;
+    // Values read early only, in a register of the allocator's choice, by no
+    // other operand and not overwritten in place.
+    int ordinal = -1;
+    for (size_t k = 0; k < keep; ++k) {
+      const Operand& op = ops[k];
+      if (!op.IsUse()) continue;
+      ++ordinal;
+      if (op.constraint() != ConstraintKind::kReg || op.position() != Position::kEarly) continue;
+      bool alone = true;
+      int other_ordinal = -1;
+      for (size_t x = 0; x < ops.size(); ++x) {
+        other_ordinal += ops[x].IsUse();
+        if (ops[x].IsDef() && ops[x].constraint() == ConstraintKind::kReuse && ops[x].reuse_index() == ordinal) {
+          alone = false;
+        }
+        if (x != k && ops[x].value() == op.value()) alone = false;
+      }
+      if (alone) excluded_[op.value().index()] = kReadEarly;
     }
   };
   // The arguments of branch `i` not live after it (a value both a live-through
@@ -289,14 +329,14 @@ absl::StatusOr<SpillStats> SpillWalk::Run() {
       if (pins || !model_.SurelyFits(through, static_cast<int>(ops.size()))) {
         // A constraint copy is fitted with the instruction it serves: neither
         // may lose the other's operands.
-        exclude(i);
-        if (IsConstraintCopy(f_, i) && k + 1 < insts.size()) exclude(insts[k + 1]);
-        model_.Needs(f_, i, live_, locs_, needs);
+        exclude(i, true);
+        if (IsConstraintCopy(f_, i) && k + 1 < insts.size()) exclude(insts[k + 1], false);
+        model_.NeedsAtInst(f_, i, live_, locs_, needs, early);
         collect_dying_args(i);
         RA_RETURN_IF_ERROR(Fit(
-            needs, model_.Pinned(f_, i), num.Late(i),
+            needs, &early, model_.Pinned(f_, i), model_.FixedUses(f_, i), num.Late(i),
             [&] { return absl::StrCat("function %", f_.name(), ", ", f_.BlockName(b), " `", PrintInst(f_, i, t_), "`"); },
-            [&] { model_.Needs(f_, i, live_, locs_, needs); }));
+            [&] { model_.NeedsAtInst(f_, i, live_, locs_, needs, early); }));
         dying_args_.clear();
         for (Value v : marked) excluded_[v.index()] = 0;
         marked.clear();
@@ -324,7 +364,7 @@ absl::StatusOr<SpillStats> SpillWalk::Run() {
       }
     }
     RA_RETURN_IF_ERROR(Fit(
-        needs, model_.PinnedParams(f_, b), num.BlockStart(b),
+        needs, nullptr, model_.PinnedParams(f_, b), RegSet(), num.BlockStart(b),
         [&] { return absl::StrCat("function %", f_.name(), ", ", f_.BlockName(b), " entry"); }, [] {}));
   }
 
