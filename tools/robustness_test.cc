@@ -445,8 +445,9 @@ TEST(RobustnessTest, AllocatorObjectsOnUnlegalizedInput) {
 // into a block with parameters, a loop rotating its parameters, and in each
 // block integer, float, constant, copy, call and opaque instructions whose
 // operands carry random constraints (any, stack, fixed registers, reg@late,
-// early defs, fixed defs, clobbers of caller-saved registers). Legalize adds
-// the target's own around them.
+// early defs, fixed defs, clobbers of caller-saved registers), with i8 and f32
+// values (x86's ah-dh among their registers) and, half the time, a machine
+// branch in place of `br`. Legalize adds the target's own around them.
 class HandWritten {
  public:
   HandWritten(uint64_t seed, const Target& target) : rng_(seed) {
@@ -461,6 +462,12 @@ class HandWritten {
         caller_.push_back(std::string(target.RegName(r)));
       }
     }
+    for (PReg r : target.Class(*target.ClassFor(Type::kI8)).allocation_order) {
+      bregs_.push_back(std::string(target.RegName(r)));  // x86: ah-dh too
+    }
+    for (PReg r : target.Class(*target.ClassFor(Type::kF32)).allocation_order) {
+      sregs_.push_back(std::string(target.RegName(r)));
+    }
   }
 
   std::string Text() {
@@ -471,10 +478,19 @@ class HandWritten {
     std::vector<int> ints = {New(), New(), New(), New()}, floats = {New()};
     std::string text = absl::StrCat("function %hand(", ty_, ", ", ty_, ", ", ty_, ", ", ty_, ", f64) -> ", ty_,
                                     " {\nblock0(v0: ", ty_, ", v1: ", ty_, ", v2: ", ty_, ", v3: ", ty_, ", v4: f64):\n");
-    Body(ints, floats, Int(3, 15), text);
+    // The entry block also makes i8 and f32 values, which every block reads.
+    bytes_ = {New(), New()};
+    singles_ = {New()};
+    absl::StrAppend(&text, "    v", bytes_[0], " = const.i8 7\n    v", bytes_[1], " = const.i8 -3\n    v", singles_[0],
+                    " = const.f32 1.5\n");
+    Body(ints, floats, Int(3, 15), text, /*entry=*/true);
     const int cond = New();
-    absl::StrAppend(&text, "    v", cond, " = cmp.lt v", Pick(ints), ", v", Pick(ints), "\n    br v", cond,
-                    ", block1, block2\n");
+    absl::StrAppend(&text, "    v", cond, " = cmp.lt v", Pick(ints), ", v", Pick(ints), "\n");
+    if (Int(0, 1) == 0) {
+      absl::StrAppend(&text, "    br v", cond, ", block1, block2\n");
+    } else {  // a machine branch reading its condition in a register
+      absl::StrAppend(&text, "    branch %JCC(v", cond, "), block1, block2\n");
+    }
     const int np = Int(1, 20);
     std::vector<int> args[2];
     for (int side = 0; side < 2; ++side) {
@@ -540,13 +556,32 @@ class HandWritten {
     if (x < 95) return "@reg@late";
     return "@early";
   }
-  void Body(std::vector<int>& ints, std::vector<int>& floats, int n, std::string& text) {
+  // A use of a value of a narrow class, with a random constraint.
+  std::string Narrow(const std::vector<int>& vs, const std::vector<std::string>& regs) {
+    const int x = Int(0, 99);
+    const std::string c = x < plain_ ? "" : x < 80 ? "@any" : x < 90 ? "@%" + Pick(regs) : "@reg@late";
+    return absl::StrCat("v", Pick(vs), c);
+  }
+  void Body(std::vector<int>& ints, std::vector<int>& floats, int n, std::string& text, bool entry = false) {
     n *= scale_;
     static const char* kOps[] = {"add", "sub", "mul", "and", "or", "xor", "add", "shl", "div", "rem"};
     for (int k = 0; k < n; ++k) {
       const int kind = Int(0, 99);
       const int v = New();
-      if (kind < 35) {
+      if (entry && kind < 12) {  // i8 or f32 arithmetic
+        const bool byte = kind < 8;
+        const std::vector<std::string>& regs = byte ? bregs_ : sregs_;
+        std::vector<int>& vs = byte ? bytes_ : singles_;
+        const std::string op = byte ? std::string(kOps[Int(0, 9)]) : "fmul";
+        const bool plain = op == "shl" || op == "div" || op == "rem";
+        absl::StrAppend(&text, "    v", v, " = ", op, " ", plain ? absl::StrCat("v", Pick(vs)) : Narrow(vs, regs), ", ",
+                        plain ? absl::StrCat("v", Pick(vs)) : Narrow(vs, regs), "\n");
+        vs.push_back(v);
+      } else if (!entry && kind < 8) {  // an opaque instruction reading them
+        std::string a = Narrow(bytes_, bregs_), b = Narrow(singles_, sregs_);
+        absl::StrAppend(&text, "    v", v, " = inst.", ty_, " %NARROW(", a, ", ", b, ")\n");
+        ints.push_back(v);
+      } else if (kind < 35) {
         const std::string op = kOps[Int(0, 9)];
         const int y = Int(0, 99);
         const std::string def = y < 10 ? "@%" + Pick(regs_) : y < 15 ? "@early" : "";
@@ -596,6 +631,8 @@ class HandWritten {
   }
 
   std::mt19937_64 rng_;
+  std::vector<int> bytes_, singles_;  // i8 and f32 values of the entry block
+  std::vector<std::string> bregs_, sregs_;
   int plain_ = 60;  // percent of uses left unconstrained
   int scale_ = 1;   // instructions per block, times
   std::string ty_;
@@ -616,11 +653,13 @@ class HandWritten {
 TEST(RobustnessTest, RandomHandWrittenConstraintsAllocateInEveryFamilyOrNone) {
   const char* env = std::getenv("REGALLOC_HAND_SEEDS");
   const int seeds = env != nullptr ? std::atoi(env) : 40;
-  int valid = 0;
+  int valid = 0, narrow = 0, machine_branches = 0;
   for (const char* name : {"x86_64", "x86_64_win", "aarch64", "armv7"}) {
     const Target& target = *TargetByName(name).value();
     for (int seed = 0; seed < seeds; ++seed) {
       const std::string text = HandWritten(static_cast<uint64_t>(seed), target).Text();
+      narrow += absl::StrContains(text, "%NARROW(") && absl::StrContains(text, " = fmul v");
+      machine_branches += absl::StrContains(text, "branch %JCC(");
       int failed = 0, ran = 0;
       std::string errors;
       for (const std::string& p : Allocators()) {
@@ -640,6 +679,8 @@ TEST(RobustnessTest, RandomHandWrittenConstraintsAllocateInEveryFamilyOrNone) {
     }
   }
   EXPECT_GE(valid, seeds);  // at least a quarter of them are valid input
+  EXPECT_GE(narrow, seeds);  // i8 and f32 values made and read
+  EXPECT_GE(machine_branches, seeds);
 }
 
 // Fixed registers under Reuse, one value read in two fixed registers, and an
