@@ -38,15 +38,6 @@ RefNeed NeedOf(const Operand& op) {
 
 }  // namespace
 
-uint32_t LsraLateUseSlot(absl::Span<const Operand> ops, size_t o) {
-  int ordinal = 0;  // of use `o` among the uses
-  for (size_t x = 0; x < o; ++x) ordinal += ops[x].IsUse();
-  for (const Operand& d : ops) {
-    if (d.IsDef() && d.constraint() == ConstraintKind::kReuse && d.reuse_index() == ordinal) return kLsraClobber;
-  }
-  return kLsraLate;
-}
-
 absl::Status LsraBuild::InsertReuseCopies(Function& func, const LiveSets& sets, LsraBuildStats& stats) {
   // Per block: the index of each value's last use, stamped by block. Whether
   // a value lives out is asked of the block's live-out set (a binary search)

@@ -86,9 +86,8 @@ inline constexpr uint32_t kLsraGap = 3;
 // Reuse def of its instruction overwrites is read at the clobber slot, so that
 // its piece still covers the clobbers and early defs (it must survive them, as
 // any Late read) and ends where the def, written at Late, takes its register.
-uint32_t LsraLateUseSlot(absl::Span<const Operand> ops, size_t o);
 inline uint32_t LsraUseSlot(absl::Span<const Operand> ops, size_t o) {
-  return ops[o].position() == Position::kEarly ? kLsraEarly : LsraLateUseSlot(ops, o);
+  return ops[o].position() == Position::kEarly ? kLsraEarly : IsReuseSource(ops, o) ? kLsraClobber : kLsraLate;
 }
 
 struct LsraRange {

@@ -542,23 +542,13 @@ absl::Status BuildPackingProblem(const Function& func, const Target& target, con
       }
       late_taken = taken;
       for (PReg r : func.Clobbers(i)) clobbered |= target.Aliases(r);
-      absl::InlinedVector<uint8_t, 8> tied;  // by use ordinal: a Reuse def's source
-      for (const Operand& op : ops) {
-        if (op.IsDef() && op.constraint() == ConstraintKind::kReuse) {
-          const size_t u = static_cast<size_t>(op.reuse_index());
-          if (tied.size() <= u) tied.resize(u + 1, 0);
-          tied[u] = 1;
-        }
-      }
       absl::InlinedVector<std::pair<Value, PReg>, 8> picked;  // uses' scratch registers, by value
       // The rewrite places uses first, then defs.
       for (const bool defs : {false, true}) {
-        size_t ordinal = 0;  // of the next use
         for (size_t k = 0; k < ops.size(); ++k) {
           const Operand& op = ops[k];
-          const bool is_tied = op.IsUse() && ordinal < tied.size() && tied[ordinal];
-          if (op.IsUse()) ++ordinal;
           if (op.IsDef() != defs) continue;
+          const bool is_tied = op.IsUse() && IsReuseSource(ops, k);
           bool needs = op.IsUse() ? (k < first_arg && (op.constraint() == ConstraintKind::kReg ||
                                                        op.constraint() == ConstraintKind::kAny))
                                   : op.constraint() == ConstraintKind::kReg;

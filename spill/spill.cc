@@ -275,21 +275,14 @@ absl::StatusOr<SpillStats> SpillWalk::Run() {
     if (!fitted || f_.inst(i).clobbers < 0) return;
     // Values read early only, in a register of the allocator's choice, by no
     // other operand and not overwritten in place.
-    int ordinal = -1;
     for (size_t k = 0; k < keep; ++k) {
       const Operand& op = ops[k];
-      if (!op.IsUse()) continue;
-      ++ordinal;
-      if (op.constraint() != ConstraintKind::kReg || op.position() != Position::kEarly) continue;
-      bool alone = true;
-      int other_ordinal = -1;
-      for (size_t x = 0; x < ops.size(); ++x) {
-        other_ordinal += ops[x].IsUse();
-        if (ops[x].IsDef() && ops[x].constraint() == ConstraintKind::kReuse && ops[x].reuse_index() == ordinal) {
-          alone = false;
-        }
-        if (x != k && ops[x].value() == op.value()) alone = false;
+      if (!op.IsUse() || op.constraint() != ConstraintKind::kReg || op.position() != Position::kEarly ||
+          IsReuseSource(ops, k)) {
+        continue;
       }
+      bool alone = true;
+      for (size_t x = 0; x < ops.size(); ++x) alone &= x == k || ops[x].value() != op.value();
       if (alone) excluded_[op.value().index()] = kReadEarly;
     }
   };

@@ -242,6 +242,17 @@ class Operand {
   uint16_t arg_ = 0;
   uint8_t bits_ = 0;  // kUse, kEarly, kReg
 };
+
+// True when operand `o` of `ops` (one instruction's operands, defs first) is the
+// use a Reuse def overwrites in place (its two-address source).
+inline bool IsReuseSource(absl::Span<const Operand> ops, size_t o) {
+  size_t defs = 0;
+  while (defs < ops.size() && ops[defs].IsDef()) ++defs;
+  for (size_t d = 0; d < defs; ++d) {
+    if (ops[d].constraint() == ConstraintKind::kReuse && defs + ops[d].reuse_index() == o) return true;
+  }
+  return false;
+}
 static_assert(sizeof(Operand) == 12, "operands are 12 bytes: see the layout above");
 
 // For a commutative op's operands `ops` and its use operand `o`, the index of

@@ -65,6 +65,18 @@ std::vector<std::string> Allocators() {
   return names;
 }
 
+// Every allocating pipeline (but those whose names contain `skip`) allocates
+// `text` on `target`, checked and interpreted; `what` names the case.
+void ExpectEveryPipelineAllocates(const std::string& text, const std::string& target, const std::string& what = "",
+                                  const char* skip = nullptr) {
+  for (const std::string& p : Allocators()) {
+    if (skip != nullptr && absl::StrContains(p, skip)) continue;
+    Outcome r = RunOn(text, target, p);
+    ASSERT_TRUE(r.summary.ok()) << r.summary.status();
+    EXPECT_EQ(r.summary->failed, 0) << what << p << " on " << target << ":\n" << r.err;
+  }
+}
+
 // A hand-written clobber of callee-saved registers: the frame must save them, or
 // the checker (and the interpreter) fail the allocation.
 TEST(RobustnessTest, HandClobbersOfCalleeSavedRegistersAreSaved) {
@@ -86,13 +98,7 @@ block0(v0: i64, v1: i64):
       {"aarch64", absl::StrReplaceAll(x86, {{"%rbx, %r12", "%x19, %d8"}, {"%r13", "%x20"}})},
       {"armv7", absl::StrReplaceAll(x86, {{"%rbx, %r12", "%r4, %d8"}, {"%r13", "%r5"}, {"i64", "i32"}})},
   };
-  for (const Case& c : cases) {
-    for (const std::string& p : Allocators()) {
-      Outcome r = RunOn(c.text, c.target, p);
-      ASSERT_TRUE(r.summary.ok()) << r.summary.status();
-      EXPECT_EQ(r.summary->failed, 0) << p << " on " << c.target << ":\n" << r.err;
-    }
-  }
+  for (const Case& c : cases) ExpectEveryPipelineAllocates(c.text, c.target);
 }
 
 // Functions of one shape, built for any size.
@@ -213,13 +219,7 @@ TEST(RobustnessTest, WideBranchesRotatingParametersAndStackArgumentsAllocate) {
   };
   for (int k = 2; k <= 8; ++k) shapes.push_back({absl::StrCat("copy cycles of ", k, " values"), CopyCycles(k)});
   for (const char* target : {"x86_64", "x86_64_win", "aarch64", "armv7"}) {
-    for (const auto& [name, text] : shapes) {
-      for (const std::string& p : Allocators()) {
-        Outcome r = RunOn(text, target, p);
-        ASSERT_TRUE(r.summary.ok()) << r.summary.status();
-        EXPECT_EQ(r.summary->failed, 0) << name << ", " << p << " on " << target << ":\n" << r.err;
-      }
-    }
+    for (const auto& [name, text] : shapes) ExpectEveryPipelineAllocates(text, target, name + ", ");
   }
 }
 
@@ -255,13 +255,7 @@ block0(v0: i32, v1: i32):
 )";
   std::vector<std::pair<std::string, std::string>> cases = {{x86, "x86_64"}, {x86, "x86_64_win"}};
   for (const char* target : {"x86_64", "aarch64", "armv7"}) cases.push_back({any_target, target});
-  for (const auto& [text, target] : cases) {
-    for (const std::string& p : Allocators()) {
-      Outcome r = RunOn(text, target, p);
-      ASSERT_TRUE(r.summary.ok()) << r.summary.status();
-      EXPECT_EQ(r.summary->failed, 0) << p << " on " << target << ":\n" << r.err;
-    }
-  }
+  for (const auto& [text, target] : cases) ExpectEveryPipelineAllocates(text, target);
 }
 
 // An opaque instruction reading `values` (of `type`, each made by an `op` of
@@ -306,14 +300,9 @@ TEST(RobustnessTest, InstructionsReadingAsManyRegistersAsTheTargetHasAllocate) {
       {"32 f64 read at once", WideRead(Distinct(32), 32, "f64"), {"aarch64", "armv7"}},
   };
   for (const Shape& shape : shapes) {
+    // RyuJIT's stress modes allocate from half the registers by design.
     for (const char* target : shape.targets) {
-      for (const std::string& p : Allocators()) {
-        // RyuJIT's stress modes allocate from half the registers by design.
-        if (absl::StrContains(p, "stress_c")) continue;
-        Outcome r = RunOn(shape.text, target, p);
-        ASSERT_TRUE(r.summary.ok()) << r.summary.status();
-        EXPECT_EQ(r.summary->failed, 0) << shape.name << ", " << p << " on " << target << ":\n" << r.err;
-      }
+      ExpectEveryPipelineAllocates(shape.text, target, absl::StrCat(shape.name, ", "), "stress_c");
     }
   }
 }
@@ -345,11 +334,8 @@ TEST(RobustnessTest, ValuesReadByAClobberingInstructionAndLivingPastItAllocate) 
     return text;
   };
   for (const auto& [reads, live_after] : std::vector<std::pair<int, int>>{{10, 10}, {13, 10}, {15, 6}, {15, 10}, {8, 8}}) {
-    for (const std::string& p : Allocators()) {
-      Outcome r = RunOn(shape(reads, live_after), "x86_64", p);
-      ASSERT_TRUE(r.summary.ok()) << r.summary.status();
-      EXPECT_EQ(r.summary->failed, 0) << reads << " reads, " << live_after << " living on, " << p << ":\n" << r.err;
-    }
+    ExpectEveryPipelineAllocates(shape(reads, live_after), "x86_64",
+                                 absl::StrCat(reads, " reads, ", live_after, " living on, "));
   }
 }
 
@@ -394,13 +380,7 @@ TEST(RobustnessTest, SpilledRegisterParametersArriveInARegister) {
     acc = 21 + k;
   }
   absl::StrAppend(&text, "    v41 = add v", acc, ", v0\n    ret v41\n}\n");
-  for (const char* target : {"x86_64", "aarch64"}) {
-    for (const std::string& p : Allocators()) {
-      Outcome r = RunOn(text, target, p);
-      ASSERT_TRUE(r.summary.ok()) << r.summary.status();
-      EXPECT_EQ(r.summary->failed, 0) << p << " on " << target << ":\n" << r.err;
-    }
-  }
+  for (const char* target : {"x86_64", "aarch64"}) ExpectEveryPipelineAllocates(text, target);
 }
 
 // The allocator objects on generated functions nobody legalized: entry
@@ -720,13 +700,7 @@ block0(v0: i32, v1: i32):
   for (const char* target : {"x86_64", "x86_64_win", "aarch64", "armv7"}) {
     std::vector<std::string> texts = {any_target};
     if (std::string(target).rfind("x86", 0) == 0) texts.insert(texts.end(), std::begin(x86), std::end(x86));
-    for (const std::string& text : texts) {
-      for (const std::string& p : Allocators()) {
-        Outcome r = RunOn(text, target, p);
-        ASSERT_TRUE(r.summary.ok()) << r.summary.status();
-        EXPECT_EQ(r.summary->failed, 0) << p << " on " << target << ":\n" << r.err << text;
-      }
-    }
+    for (const std::string& text : texts) ExpectEveryPipelineAllocates(text, target, text);
   }
 }
 
@@ -807,13 +781,7 @@ TEST(RobustnessTest, X87ValuesAllocateOnX86AndAreRefusedElsewhere) {
   absl::StrAppend(&text, "    v5 = copy v102\n    store v5, v0, 272\n");
   absl::StrAppend(&text, "    v6 = const.i32 1\n    v7 = add v3, v6\n    v8 = cmp.lt v7, v1\n");
   absl::StrAppend(&text, "    br v8, block1(v7", rotated, "), block2\nblock2:\n    ret v4\n}\n");
-  for (const char* target : {"x86_64", "x86_64_win"}) {
-    for (const std::string& p : Allocators()) {
-      Outcome r = RunOn(text, target, p);
-      ASSERT_TRUE(r.summary.ok()) << r.summary.status();
-      EXPECT_EQ(r.summary->failed, 0) << p << " on " << target << ":\n" << r.err;
-    }
-  }
+  for (const char* target : {"x86_64", "x86_64_win"}) ExpectEveryPipelineAllocates(text, target);
   for (const char* target : {"aarch64", "armv7"}) {
     Outcome r = RunOn(text, target, "ssa");
     ASSERT_TRUE(r.summary.ok()) << r.summary.status();
