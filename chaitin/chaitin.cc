@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
@@ -49,6 +50,7 @@ struct Buffers {
   std::vector<Value> stored;
   std::vector<uint8_t> nosplit;
   std::vector<Inst> piece_def;
+  std::vector<uint8_t> split_param;
   std::vector<int> block_pressure;
   std::vector<uint8_t> hrp;
   std::vector<std::pair<Value, Value>> forced;
@@ -76,6 +78,7 @@ struct Buffers {
   std::vector<Inst> prepare_after;
   std::vector<Block> rewrite_stack_uses_stack_def;
   std::vector<int> rewrite_stack_uses_seen;
+  std::vector<Block> rewrite_stack_uses_order;
   // BuildGraph's own lists (given back after a large function's build: the
   // round's coloring, beside its graph, is the allocator's peak).
   struct BuildGraphScratch {
@@ -126,6 +129,8 @@ struct Buffers {
   std::vector<std::pair<Value, Value>> spill_everywhere_same_as;
   std::vector<Block> spill_everywhere_keep_in;
   std::vector<Inst> spill_everywhere_dead;
+  std::vector<Value> spill_everywhere_drop;
+  std::vector<std::pair<Value, Value>> conservative_pairs;
   std::vector<uint32_t> finish_spilled;
   MoveElider elider;
 };
@@ -137,12 +142,13 @@ class Chaitin {
           ChaitinStats& stats, Buffers& b)
       : f_(f), t_(t), o_(o), sets_(sets), g_(g), stats_(stats), buf_(b),
         parent_(b.parent), stack_(b.stack), slot_(b.slot), temp_(b.temp), precolor_(b.precolor), remat_(b.remat),
-        stored_(b.stored), nosplit_(b.nosplit), piece_def_(b.piece_def), block_pressure_(b.block_pressure), hrp_(b.hrp),
+        stored_(b.stored), nosplit_(b.nosplit), piece_def_(b.piece_def), split_param_(b.split_param),
+        block_pressure_(b.block_pressure), hrp_(b.hrp),
         forced_(b.forced), node_of_(b.node_of), alias_(b.alias), simplify_log_(b.simplify_log), cls_(b.cls),
         mask_(b.mask), cost_(b.cost), area_(b.area),
         precolored_(b.precolored), node_temp_(b.node_temp), color_(b.color), const_def_(b.const_def), cover_(b.cover),
         weight_(b.weight), insts_(b.insts), out_(b.out), analyses_(b.cfg) {
-    ClearAll(parent_, stack_, slot_, temp_, precolor_, remat_, stored_, nosplit_, piece_def_, block_pressure_,
+    ClearAll(parent_, stack_, slot_, temp_, precolor_, remat_, stored_, nosplit_, piece_def_, split_param_, block_pressure_,
              hrp_, forced_, node_of_, alias_, simplify_log_, cls_, mask_, cost_, area_,
              precolored_, node_temp_, color_, const_def_, cover_, weight_);
   }
@@ -168,6 +174,7 @@ class Chaitin {
     stored_.resize(n);
     nosplit_.resize(n, 0);
     piece_def_.resize(n);
+    split_param_.resize(n, 0);
   }
   Value NewValueLike(Value v) {
     Value n = f_.NewValue(f_.value_type(v));
@@ -214,7 +221,16 @@ class Chaitin {
   absl::Status Prepare();
   void RenameUses(const std::vector<Value>& rename, const std::vector<uint8_t>& skip);
   struct LoopReloads;
+  struct JoinPieces;
+  void AnalyzeJoins(JoinPieces& j, const std::vector<Block>& stack_def);
+  bool PieceRead(absl::Span<const Operand> ops, size_t k, size_t first_arg) const;
   absl::Status RewriteStackUses();
+  // Appends `v` to the arguments `branch` passes to its `target`-th target.
+  void AppendBranchArg(Inst branch, int target, Value v);
+  // Removes the split parameters in `drop` (spilled again: their uses now read
+  // the slot value) with their arguments, then every split piece left
+  // without a use (a reload, or a parameter whose reader went).
+  void DropSplitParams(const std::vector<Value>& drop);
   absl::Status BuildGraph();
   void AggressiveCoalesce();
   int RematerializeConstantArguments();
@@ -286,6 +302,7 @@ class Chaitin {
   std::vector<Value>& stored_;        // the slot value holding this value's bits
   std::vector<uint8_t>& nosplit_;     // slot value whose pieces spilled again: one reload per use
   std::vector<Inst>& piece_def_;      // a reload or constant this allocator made for a split piece
+  std::vector<uint8_t>& split_param_; // a block parameter made where split pieces meet (joins)
   std::vector<int>& block_pressure_;  // per block and bank: the most live at once (this round)
   // Per instruction of the round's graph: bit k is set where bank k's most live
   // at once passes its registers (C2's high-pressure region). A split piece
@@ -572,13 +589,277 @@ struct Chaitin::LoopReloads {
   absl::flat_hash_map<uint64_t, Value> made;  // loop << 32 | slot value: its reload
 };
 
+// C2's reg_split across blocks, with SSA repair (ChaitinOptions::joins). A
+// slot value's split piece (RewriteStackUses) may live on past the end of its
+// block where nothing after its last use there is a barrier for its bank (a
+// high-pressure instruction or a clobber), into a successor that reads it
+// before its first barrier, or that has none and passes it on. `want` holds
+// the (block, slot value) pairs a piece entering would serve: backward from
+// those reads through blocks clear of barriers, up to the slot value's
+// definition (so the slot value lives into each). `up_out` and `up_in` hold
+// where a piece leaves and enters: forward from the blocks ending with one,
+// into the successors that want it. A block entered by a piece from several
+// predecessor edges takes it as a new parameter, C2's phi for a split live
+// range (the rest of the pressure was counted with the value in a register,
+// and both ends of each edge it crosses are low-pressure); a predecessor
+// without a piece passes the slot value, and the edge reloads it
+// (lower_params) at the predecessor's frequency. A loop clear of barriers thus
+// reads a value defined before it from one reload on its entry edge.
+struct Chaitin::JoinPieces {
+  struct Use {
+    uint32_t value;  // a slot value read through a piece in the block
+    bool first_ok;   // its first such read comes before the block's first barrier of its bank, or at it
+    bool last_ok;    // its last comes after the last barrier, and is not at one
+  };
+  std::vector<uint32_t> start;    // by block index: its reads in `uses`, by value
+  std::vector<Use> uses;
+  std::vector<uint8_t> clear;     // by block and bank: no barrier in the block
+  std::vector<uint8_t> joinable;  // by block: may take a new parameter
+  absl::flat_hash_map<uint64_t, int64_t> serve;  // (block, slot value) wanting a piece: the weight it serves
+  absl::flat_hash_set<uint64_t> up_in, up_out, useful;
+  std::vector<uint64_t> useless;
+  absl::flat_hash_map<uint64_t, Value> out;            // the piece leaving a block
+  absl::flat_hash_map<uint64_t, Value> kept;           // a defining block's value, kept in its register
+  std::vector<std::pair<uint32_t, uint32_t>> entering;  // (block, slot value) in up_in, sorted
+  struct Param {
+    Block block;
+    Value of, param;
+  };
+  std::vector<Param> params;  // made, in order
+
+  static uint64_t Key(Block b, uint32_t v) { return uint64_t{b.index()} << 32 | v; }
+  const Use* Find(Block b, uint32_t v) const {
+    auto first = uses.begin() + start[b.index()], last = uses.begin() + start[b.index() + 1];
+    auto it = std::lower_bound(first, last, v, [](const Use& u, uint32_t x) { return u.value < x; });
+    return it != last && it->value == v ? &*it : nullptr;
+  }
+};
+
+// Whether operand k of `ops` (a non-move instruction's; its branch arguments
+// from `first_arg`) reads a slot value in a register through a split piece.
+bool Chaitin::PieceRead(absl::Span<const Operand> ops, size_t k, size_t first_arg) const {
+  const Operand& op = ops[k];
+  if (!op.IsUse() || k >= first_arg || !stack_[op.value().index()]) return false;
+  if (op.constraint() == ConstraintKind::kAny || op.constraint() == ConstraintKind::kStack ||
+      op.constraint() == ConstraintKind::kFixed) {
+    return false;
+  }
+  // A two-address source dies at its instruction: never a shared piece.
+  return Splitting() && !hrp_.empty() && !nosplit_[op.value().index()] && !IsReuseSource(ops, k);
+}
+
+void Chaitin::AnalyzeJoins(JoinPieces& j, const std::vector<Block>& stack_def) {
+  const ControlFlowGraph& cfg = analyses_.cfg;
+  const int nb = t_.num_banks();
+  const uint8_t all_banks = static_cast<uint8_t>((1u << nb) - 1);
+  j.start.assign(f_.num_blocks() + 1, 0);
+  j.uses.clear();
+  j.clear.assign(static_cast<size_t>(f_.num_blocks()) * nb, 0);
+  j.joinable.assign(f_.num_blocks(), 0);
+  j.serve.clear();
+  j.up_in.clear();
+  j.up_out.clear();
+  j.out.clear();
+  j.entering.clear();
+  j.params.clear();
+  // Each block's reads, in block-index order (blocks out of the walk read nothing).
+  struct Seen {
+    uint32_t value;
+    int bank;
+    bool first_ok, ok_at_last;
+    int barriers_at_last;  // the bank's barriers up to and with the last read's instruction
+  };
+  absl::InlinedVector<Seen, 16> in_block;
+  std::vector<int> barriers(nb);
+  std::vector<std::vector<JoinPieces::Use>> by_block(f_.num_blocks());
+  for (Block b : cfg.rpo()) {
+    in_block.clear();
+    std::fill(barriers.begin(), barriers.end(), 0);
+    for (Inst i : f_.block(b).insts) {
+      const InstData& d = f_.inst(i);
+      const uint8_t bits = HrpBits(i) | (d.clobbers >= 0 ? all_banks : 0);
+      if (!IsMoveLike(d.opcode)) {
+        absl::Span<const Operand> ops = f_.operands(i);
+        const size_t first_arg = IsBranch(d.opcode) ? f_.NumNonArgOperands(i) : ops.size();
+        for (size_t k = 0; k < ops.size(); ++k) {
+          if (!PieceRead(ops, k, first_arg)) continue;
+          const uint32_t v = ops[k].value().index();
+          if (remat_[v].IsValid()) continue;  // constants are made again at each use
+          Seen* s = nullptr;
+          for (Seen& x : in_block) {
+            if (x.value == v) s = &x;
+          }
+          const int bank = BankOf(ops[k].value());
+          if (s == nullptr) {
+            in_block.push_back(Seen{v, bank, barriers[bank] == 0, false, 0});
+            s = &in_block.back();
+          }
+          s->ok_at_last = !(bits >> bank & 1);
+          s->barriers_at_last = barriers[bank] + (bits >> bank & 1);
+        }
+      }
+      for (int k = 0; k < nb; ++k) barriers[k] += bits >> k & 1;
+    }
+    for (int k = 0; k < nb; ++k) j.clear[b.index() * nb + k] = barriers[k] == 0;
+    for (const Seen& x : in_block) {
+      by_block[b.index()].push_back(
+          JoinPieces::Use{x.value, x.first_ok, x.ok_at_last && x.barriers_at_last == barriers[x.bank]});
+    }
+    std::sort(by_block[b.index()].begin(), by_block[b.index()].end(),
+              [](const JoinPieces::Use& a, const JoinPieces::Use& c) { return a.value < c.value; });
+    // A new parameter needs every predecessor edge reachable, and room in
+    // their branches' operand lists.
+    bool ok = b != f_.entry() && !cfg.preds(b).empty();
+    for (const Edge& e : cfg.preds(b)) {
+      ok &= cfg.Reachable(e.from) && f_.operands(e.branch).size() < 60000;
+    }
+    j.joinable[b.index()] = ok;
+  }
+  for (int b = 0; b < f_.num_blocks(); ++b) {
+    j.start[b + 1] = j.start[b] + static_cast<uint32_t>(by_block[b].size());
+    j.uses.insert(j.uses.end(), by_block[b].begin(), by_block[b].end());
+  }
+  // Backward: where a piece entering serves a read, and the most frequent
+  // block reading it that a piece entering there could reach.
+  std::vector<std::pair<Block, uint32_t>> work;
+  for (Block b : cfg.rpo()) {
+    for (uint32_t u = j.start[b.index()]; u < j.start[b.index() + 1]; ++u) {
+      const JoinPieces::Use& x = j.uses[u];
+      if (!x.first_ok || stack_def[x.value] == b) continue;
+      j.serve[JoinPieces::Key(b, x.value)] = weight_[b.index()];
+      work.push_back({b, x.value});
+    }
+  }
+  while (!work.empty()) {
+    const auto [b, v] = work.back();
+    work.pop_back();
+    const int bank = BankOf(Value(v));
+    const int64_t serve = j.serve[JoinPieces::Key(b, v)];
+    for (const Edge& e : cfg.preds(b)) {
+      const Block p = e.from;
+      if (!cfg.Reachable(p) || stack_def[v] == p || !j.clear[p.index() * nb + bank] || j.Find(p, v) != nullptr) continue;
+      int64_t& at = j.serve[JoinPieces::Key(p, v)];  // 0 when new
+      if (serve <= at) continue;
+      at = serve;
+      work.push_back({p, v});
+    }
+  }
+  // Forward, optimistically (the greatest solution, so that a loop's pieces
+  // carry each other around it): every block wanting a piece takes one, then
+  // those that cannot are taken out until none is left. A block with one
+  // predecessor edge takes that edge's piece; a join takes a new parameter
+  // where the edges without a piece, each reloading the slot value, run less
+  // often than the most frequent read it serves: a loop's entry edge, not
+  // its back edge, whose reload would run at every iteration. A block leaves
+  // with a piece where it reads the value after its last barrier, or passes
+  // on the piece it took without reading it.
+  auto reads_late = [&](Block b, uint32_t v) {
+    const JoinPieces::Use* x = j.Find(b, v);
+    return x != nullptr && x->last_ok;
+  };
+  // A value kept in its register through its defining block (clear of
+  // barriers: SpillEverywhere) leaves it in that register.
+  j.kept.clear();
+  const std::vector<Block>& keep_in = buf_.spill_everywhere_keep_in;
+  for (size_t v = 0; v < keep_in.size(); ++v) {
+    if (!keep_in[v].IsValid() || !stored_[v].IsValid()) continue;
+    const uint32_t slot_value = stored_[v].index();
+    if (remat_[slot_value].IsValid() || nosplit_[slot_value] ||
+        !j.clear[keep_in[v].index() * nb + BankOf(Value(static_cast<uint32_t>(v)))]) {
+      continue;
+    }
+    j.kept[JoinPieces::Key(keep_in[v], slot_value)] = Value(static_cast<uint32_t>(v));
+  }
+  auto leaves = [&](Block b, uint32_t v) {
+    if (reads_late(b, v) || j.kept.contains(JoinPieces::Key(b, v))) return true;
+    return j.Find(b, v) == nullptr && j.up_in.contains(JoinPieces::Key(b, v));
+  };
+  auto takes = [&](Block c, uint32_t v, int64_t serve) {
+    absl::Span<const Edge> preds = cfg.preds(c);
+    if (preds.size() == 1) return leaves(preds[0].from, v);
+    if (!j.joinable[c.index()]) return false;
+    int64_t reloading = 0;
+    for (const Edge& e : preds) {
+      if (!leaves(e.from, v)) reloading += weight_[e.from.index()];
+    }
+    return reloading < std::min(serve, weight_[c.index()]);
+  };
+  // Then a piece that reaches no read goes (where a successor would not
+  // take it), and the joins are weighed again, until nothing changes.
+  for (const auto& [key, serve] : j.serve) {
+    j.up_in.insert(key);
+    work.push_back({Block(static_cast<uint32_t>(key >> 32)), static_cast<uint32_t>(key)});
+  }
+  std::vector<uint64_t>& useless = j.useless;
+  for (;;) {
+    while (!work.empty()) {
+      const auto [c, v] = work.back();
+      work.pop_back();
+      const uint64_t key = JoinPieces::Key(c, v);
+      if (!j.up_in.contains(key) || takes(c, v, j.serve[key])) continue;
+      j.up_in.erase(key);
+      if (j.Find(c, v) != nullptr) continue;  // it reads v: what leaves does not change
+      for (const Edge& e : cfg.succs(c)) {
+        if (j.up_in.contains(JoinPieces::Key(e.to, v))) work.push_back({e.to, v});
+      }
+    }
+    // Useful: a block taking a piece that reads it, or passes it to a useful one.
+    absl::flat_hash_set<uint64_t>& useful = j.useful;
+    useful.clear();
+    for (uint64_t key : j.up_in) {
+      const Block b(static_cast<uint32_t>(key >> 32));
+      const uint32_t v = static_cast<uint32_t>(key);
+      if (j.Find(b, v) != nullptr && useful.insert(key).second) work.push_back({b, v});
+    }
+    while (!work.empty()) {
+      const auto [b, v] = work.back();
+      work.pop_back();
+      for (const Edge& e : cfg.preds(b)) {
+        const uint64_t key = JoinPieces::Key(e.from, v);
+        if (j.up_in.contains(key) && j.Find(e.from, v) == nullptr && useful.insert(key).second) work.push_back({e.from, v});
+      }
+    }
+    useless.clear();
+    for (uint64_t key : j.up_in) {
+      if (!useful.contains(key)) useless.push_back(key);
+    }
+    if (useless.empty()) break;
+    for (uint64_t key : useless) j.up_in.erase(key);
+    for (uint64_t key : useless) {
+      for (const Edge& e : cfg.succs(Block(static_cast<uint32_t>(key >> 32)))) {
+        if (j.up_in.contains(JoinPieces::Key(e.to, static_cast<uint32_t>(key)))) {
+          work.push_back({e.to, static_cast<uint32_t>(key)});
+        }
+      }
+    }
+    // Weigh the joins again, with those pieces gone.
+    for (uint64_t key : j.up_in) work.push_back({Block(static_cast<uint32_t>(key >> 32)), static_cast<uint32_t>(key)});
+  }
+  for (uint64_t key : j.up_in) j.entering.push_back({static_cast<uint32_t>(key >> 32), static_cast<uint32_t>(key)});
+  for (Block b : cfg.rpo()) {
+    for (uint32_t u = j.start[b.index()]; u < j.start[b.index() + 1]; ++u) {
+      if (j.uses[u].last_ok) j.up_out.insert(JoinPieces::Key(b, j.uses[u].value));
+    }
+  }
+  for (const auto& [key, v] : j.kept) j.up_out.insert(key);
+  for (uint64_t key : j.up_in) {
+    if (j.Find(Block(static_cast<uint32_t>(key >> 32)), static_cast<uint32_t>(key)) == nullptr) j.up_out.insert(key);
+  }
+  std::sort(j.entering.begin(), j.entering.end());
+}
+
 absl::Status Chaitin::RewriteStackUses() {
-  // The blocks defining stack values, for the loop reloads.
+  // The blocks defining stack values, for the loop reloads and the joins.
   std::unique_ptr<LoopReloads> across;
+  std::unique_ptr<JoinPieces> joins;
   std::vector<Block>& stack_def = buf_.rewrite_stack_uses_stack_def;
   stack_def.clear();
   if (Splitting() && !block_pressure_.empty()) {
-    across = std::make_unique<LoopReloads>(f_, t_, analyses_.cfg, analyses_.loops, block_pressure_);
+    if (o_.joins && !hrp_.empty()) {
+      joins = std::make_unique<JoinPieces>();
+    } else {
+      across = std::make_unique<LoopReloads>(f_, t_, analyses_.cfg, analyses_.loops, block_pressure_);
+    }
     stack_def.assign(f_.num_values(), Block());
     for (Block b : f_.layout()) {
       for (const Operand& p : f_.block(b).params) {
@@ -602,7 +883,25 @@ absl::Status Chaitin::RewriteStackUses() {
     int seen;     // `seen` of its bank before its last use; -1: ended
   };
   std::vector<int>& seen = buf_.rewrite_stack_uses_seen;
-  for (Block b : f_.layout()) {
+  if (joins != nullptr) {
+    AnalyzeJoins(*joins, stack_def);
+    for (const auto& [key, v] : joins->kept) joins->out[key] = v;
+  }
+  // With joins, predecessors first (the pieces they pass on), then what is
+  // unreachable.
+  std::vector<Block>& order = buf_.rewrite_stack_uses_order;
+  order.clear();
+  if (joins != nullptr) {
+    const ControlFlowGraph& cfg = analyses_.cfg;
+    order = cfg.rpo();
+    for (Block b : f_.layout()) {
+      if (!cfg.Reachable(b)) order.push_back(b);
+    }
+  } else {
+    order = f_.layout();
+  }
+  size_t entering = 0;  // into joins->entering
+  for (Block b : order) {
     std::vector<Inst>& out = out_;
     out.clear();
     bool changed = false;
@@ -610,6 +909,39 @@ absl::Status Chaitin::RewriteStackUses() {
     insts = f_.block(b).insts;
     absl::InlinedVector<Piece, 8> in_block;
     seen.assign(t_.num_banks(), 0);
+    if (joins != nullptr) {
+      // The pieces entering: one predecessor edge's own, or a new parameter.
+      const ControlFlowGraph& cfg = analyses_.cfg;
+      std::vector<std::pair<uint32_t, uint32_t>>& in = joins->entering;
+      entering = std::lower_bound(in.begin(), in.end(), std::make_pair(b.index(), 0u)) - in.begin();
+      for (; entering < in.size() && in[entering].first == b.index(); ++entering) {
+        const Value v(in[entering].second);
+        // One piece from every predecessor edge (all walked already): that
+        // piece (its definition dominates them all, so it dominates b).
+        Value piece, same;
+        bool one = true;
+        for (const Edge& e : cfg.preds(b)) {
+          auto it = joins->out.find(JoinPieces::Key(e.from, v.index()));
+          const Value from = it == joins->out.end() ? Value() : it->second;
+          one &= from.IsValid() && (!same.IsValid() || same == from) && cfg.rpo_number(e.from) < cfg.rpo_number(b);
+          same = from;
+        }
+        if (cfg.preds(b).size() == 1 && !same.IsValid()) continue;
+        if (one) {
+          piece = same;
+          stats_.split_carried += static_cast<int>(cfg.preds(b).size());
+        } else {
+          piece = NewValueLike(v);
+          f_.block(b).params.push_back(Operand::Def(piece));
+          stored_[piece.index()] = v;
+          split_param_[piece.index()] = 1;
+          temp_[piece.index()] = 0;
+          joins->params.push_back({b, v, piece});
+          ++stats_.split_params;
+        }
+        in_block.push_back(Piece{v, piece, 0});
+      }
+    }
     auto passed = [&](Inst i) {  // after each instruction of the block
       const uint8_t bits = HrpBits(i);
       for (int k = 0; bits != 0 && k < t_.num_banks(); ++k) seen[k] += bits >> k & 1;
@@ -638,16 +970,8 @@ absl::Status Chaitin::RewriteStackUses() {
         for (const auto& [s, r] : reloaded) {
           if (s == v) t = r;
         }
-        // A two-address source dies at its instruction: never a shared piece.
-        bool reuse_source = false;
-        for (const Operand& other : ops) {
-          if (other.IsDef() && other.constraint() == ConstraintKind::kReuse &&
-              use_at.size() > static_cast<size_t>(other.reuse_index()) && use_at[other.reuse_index()] == static_cast<int>(k)) {
-            reuse_source = true;
-          }
-        }
         const int bank = BankOf(v);
-        const bool split = Splitting() && !nosplit_[v.index()] && !reuse_source && !hrp_.empty();
+        const bool split = PieceRead(ops, k, first_arg);
         // A piece may live on past this instruction only where it is not high-pressure.
         const bool share = split && !(HrpBits(i) >> bank & 1);
         // (Constants are made again at their uses instead: that costs no load.)
@@ -727,8 +1051,39 @@ absl::Status Chaitin::RewriteStackUses() {
       passed(i);
     }
     if (changed) f_.block(b).insts.assign(out.begin(), out.end());
+    if (joins != nullptr) {
+      // The pieces leaving, where a successor wants them.
+      for (const Piece& p : in_block) {
+        if (joins->kept.contains(JoinPieces::Key(b, p.of.index()))) continue;
+        if (p.seen == seen[BankOf(p.of)] && joins->up_out.contains(JoinPieces::Key(b, p.of.index()))) {
+          joins->out[JoinPieces::Key(b, p.of.index())] = p.piece;
+        }
+      }
+    }
+  }
+  if (joins != nullptr) {
+    // Each new parameter's arguments: the predecessor's piece, or the slot value.
+    const ControlFlowGraph& cfg = analyses_.cfg;
+    for (const JoinPieces::Param& p : joins->params) {
+      for (const Edge& e : cfg.preds(p.block)) {
+        auto it = joins->out.find(JoinPieces::Key(e.from, p.of.index()));
+        const bool piece = it != joins->out.end();
+        stats_.split_carried += piece;
+        AppendBranchArg(e.branch, e.target, piece ? it->second : p.of);
+      }
+    }
   }
   return absl::OkStatus();
+}
+
+void Chaitin::AppendBranchArg(Inst branch, int target, Value v) {
+  absl::InlinedVector<Operand, 16> ops(f_.operands(branch).begin(), f_.operands(branch).end());
+  absl::Span<BranchTarget> targets = f_.mutable_targets(branch);
+  const size_t at = targets[target].first_arg + targets[target].num_args;
+  ops.insert(ops.begin() + at, Operand::Use(v));
+  ++targets[target].num_args;
+  for (size_t t = target + 1; t < targets.size(); ++t) ++targets[t].first_arg;
+  f_.SetOperands(branch, ops);
 }
 
 // Step 2 and 3: nodes, masks, cost, area and the interference graph.
@@ -1121,45 +1476,58 @@ void Chaitin::AddConstantNode(Block b, Inst branch, Value v, uint32_t of, Positi
 // degree (k or more), so it can always be simplified. Where one side is fixed
 // to a register (it is never simplified), George's test instead.
 void Chaitin::ConservativeCoalesce() {
+  // The pairs: each copy, and each split parameter (made where pieces meet)
+  // with its arguments, which aggressive coalescing, first round only, never saw.
+  const ControlFlowGraph& cfg = analyses_.cfg;
+  std::vector<std::pair<Value, Value>>& pairs = buf_.conservative_pairs;  // (def, source)
+  pairs.clear();
   for (Block b : f_.layout()) {
+    for (const Operand& p : f_.block(b).params) {
+      if (!split_param_[p.value().index()]) continue;
+      const size_t k = &p - f_.block(b).params.data();
+      for (const Edge& e : cfg.preds(b)) pairs.push_back({p.value(), f_.BranchArgs(e.branch, e.target)[k].value()});
+    }
     for (Inst i : f_.block(b).insts) {
       if (f_.inst(i).opcode != Opcode::kCopy) continue;
       absl::Span<const Operand> ops = f_.operands(i);
       if (ops.size() != 2) continue;
-      uint32_t nd = NodeOf(ops[0].value()), ns = NodeOf(ops[1].value());
-      if (nd == kNoNode || ns == kNoNode || !Compatible(nd, ns)) continue;
-      if (precolored_[nd] || precolored_[ns]) {
-        // George's test for a fixed register: every neighbour of the other
-        // already interferes with the fixed one, or has insignificant degree.
-        uint32_t fixed = precolored_[nd] ? nd : ns, other = precolored_[nd] ? ns : nd;
-        bool safe = true;
-        g_.ForEachNeighbor(other, [&](uint32_t m) {
-          if (alias_[m] != m || precolored_[m] || g_.Interferes(m, fixed)) return true;
-          safe = g_.Degree(m) < mask_[m].Count();
-          return safe;
-        });
-        if (!safe) continue;
-        MergeNodes(fixed, other);
-        Union(ops[1].value(), ops[0].value());
-        ++stats_.conservative;
-        continue;
-      }
-      // Walk both rows in order, counting each neighbour once, and stop at k
-      // significant ones (a long-lived value's row spans the function).
-      const int k = (mask_[nd] & mask_[ns]).Count();
-      int significant = 0;
-      if (k > 0) {
-        g_.ForEachNeighborOfEither(nd, ns, [&](uint32_t m) {
-          if (alias_[m] == m && (precolored_[m] || g_.Degree(m) >= mask_[m].Count())) ++significant;
-          return significant < k;
-        });
-      }
-      if (significant >= k) continue;
-      // The survivor is the source's node, so that the copy's def joins it.
-      MergeNodes(ns, nd);
-      Union(ops[1].value(), ops[0].value());
-      ++stats_.conservative;
+      pairs.push_back({ops[0].value(), ops[1].value()});
     }
+  }
+  for (const auto& [def, src] : pairs) {
+    uint32_t nd = NodeOf(def), ns = NodeOf(src);
+    if (nd == kNoNode || ns == kNoNode || !Compatible(nd, ns)) continue;
+    if (precolored_[nd] || precolored_[ns]) {
+      // George's test for a fixed register: every neighbour of the other
+      // already interferes with the fixed one, or has insignificant degree.
+      uint32_t fixed = precolored_[nd] ? nd : ns, other = precolored_[nd] ? ns : nd;
+      bool safe = true;
+      g_.ForEachNeighbor(other, [&](uint32_t m) {
+        if (alias_[m] != m || precolored_[m] || g_.Interferes(m, fixed)) return true;
+        safe = g_.Degree(m) < mask_[m].Count();
+        return safe;
+      });
+      if (!safe) continue;
+      MergeNodes(fixed, other);
+      Union(src, def);
+      ++stats_.conservative;
+      continue;
+    }
+    // Walk both rows in order, counting each neighbour once, and stop at k
+    // significant ones (a long-lived value's row spans the function).
+    const int k = (mask_[nd] & mask_[ns]).Count();
+    int significant = 0;
+    if (k > 0) {
+      g_.ForEachNeighborOfEither(nd, ns, [&](uint32_t m) {
+        if (alias_[m] == m && (precolored_[m] || g_.Degree(m) >= mask_[m].Count())) ++significant;
+        return significant < k;
+      });
+    }
+    if (significant >= k) continue;
+    // The survivor is the source's node, so that the copy's def joins it.
+    MergeNodes(ns, nd);
+    Union(src, def);
+    ++stats_.conservative;
   }
 }
 
@@ -1473,6 +1841,8 @@ absl::Status Chaitin::SpillEverywhere(const std::vector<uint32_t>& spilled) {
   keep_in.assign(nv, Block());
   std::vector<Inst>& dead = buf_.spill_everywhere_dead;          // reloads of pieces spilled again
   dead.clear();
+  std::vector<Value>& drop = buf_.spill_everywhere_drop;         // split parameters spilled again
+  drop.clear();
   // Stores the spilled def `v` right after it (appended to `out`): of `i`, or,
   // with no `i`, an entry parameter that arrives in a register.
   auto store_def = [&](Value v, Inst i, Block b, std::vector<Inst>& out) {
@@ -1501,6 +1871,14 @@ absl::Status Chaitin::SpillEverywhere(const std::vector<uint32_t>& spilled) {
     for (const Operand& p : f_.block(b).params) {
       Value v = p.value();
       if (!member[v.index()]) continue;
+      if (split_param_[v.index()]) {
+        // A parameter made where split pieces met, spilled again: its readers
+        // read the slot value (each its own reload), and it goes.
+        rename[v.index()] = stored_[v.index()];
+        nosplit_[stored_[v.index()].index()] = 1;
+        drop.push_back(v);
+        continue;
+      }
       // A parameter the caller passes in a register of our choice is stored
       // like a def; the others (Any, Stack, and every other block's) are the slot.
       if (b != f_.entry() || p.constraint() != ConstraintKind::kReg) {
@@ -1581,6 +1959,7 @@ absl::Status Chaitin::SpillEverywhere(const std::vector<uint32_t>& spilled) {
       }
     }
   }
+  if (!drop.empty()) DropSplitParams(drop);
   // The live ranges split into their pieces; two-address pairs stay together.
   // (A spilled live range is a whole union-find set: flatten, then cut.)
   for (int v = 0; v < nv; ++v) parent_[v] = Find(static_cast<uint32_t>(v));
@@ -1591,6 +1970,61 @@ absl::Status Chaitin::SpillEverywhere(const std::vector<uint32_t>& spilled) {
     if (!stack_[d.index()] && !stack_[s.index()]) Union(s, d);
   }
   return RewriteStackUses();
+}
+
+void Chaitin::DropSplitParams(const std::vector<Value>& drop) {
+  const ControlFlowGraph& cfg = analyses_.cfg;
+  const size_t nv = static_cast<size_t>(f_.num_values());
+  std::vector<int> uses(nv, 0);
+  std::vector<Block> param_block(nv);  // split parameters: their block
+  for (Block b : f_.layout()) {
+    for (const Operand& p : f_.block(b).params) {
+      if (split_param_[p.value().index()]) param_block[p.value().index()] = b;
+    }
+    for (Inst i : f_.block(b).insts) {
+      for (const Operand& op : f_.operands(i)) uses[op.value().index()] += op.IsUse();
+    }
+  }
+  std::vector<Value> work(drop.begin(), drop.end());
+  std::vector<uint8_t> dead(f_.num_insts(), 0);
+  bool any_dead = false;
+  auto unuse = [&](Value a) {
+    if (--uses[a.index()] > 0 || !stored_[a.index()].IsValid()) return;
+    if (split_param_[a.index()]) {
+      work.push_back(a);
+    } else if (piece_def_[a.index()].IsValid()) {
+      dead[piece_def_[a.index()].index()] = 1;
+      any_dead = true;
+    }
+  };
+  while (!work.empty()) {
+    const Value p = work.back();
+    work.pop_back();
+    const Block b = param_block[p.index()];
+    if (!b.IsValid()) continue;
+    param_block[p.index()] = Block();
+    std::vector<Operand>& params = f_.block(b).params;
+    size_t k = 0;
+    while (params[k].value() != p) ++k;
+    params.erase(params.begin() + k);
+    for (const Edge& e : cfg.preds(b)) {
+      absl::InlinedVector<Operand, 16> ops(f_.operands(e.branch).begin(), f_.operands(e.branch).end());
+      absl::Span<BranchTarget> targets = f_.mutable_targets(e.branch);
+      const size_t at = targets[e.target].first_arg + k;
+      const Value a = ops[at].value();
+      ops.erase(ops.begin() + at);
+      --targets[e.target].num_args;
+      for (size_t t = e.target + 1; t < targets.size(); ++t) --targets[t].first_arg;
+      f_.SetOperands(e.branch, ops);
+      unuse(a);
+    }
+    ++stats_.split_dropped;
+  }
+  if (!any_dead) return;
+  for (Block b : f_.layout()) {
+    std::vector<Inst>& insts = f_.block(b).insts;
+    insts.erase(std::remove_if(insts.begin(), insts.end(), [&](Inst i) { return dead[i.index()] != 0; }), insts.end());
+  }
 }
 
 // Step 8: locations everywhere.

@@ -121,6 +121,17 @@ struct ChaitinOptions {
   // later rounds too took 6 for the same weighted cost (within 0.2%). Off:
   // Chaitin's spill everywhere from the start.
   bool split = true;
+  // C2's reg_split across block boundaries, with SSA repair (with split): a
+  // split piece lives on from a block into its successors where both sides of
+  // the boundary are low-pressure and a successor reads it before its first
+  // high-pressure instruction (or passes it on through a block with none), and
+  // where pieces meet at a join a new block parameter takes them (C2's phi for
+  // a split live range; ChaitinStats::split_params); a predecessor with no
+  // piece passes the slot value, which the edge reloads. This covers the
+  // low-pressure loops (the reload goes on the loop's entry edge). Off: a
+  // piece stays in its block, and one reload before a low-pressure loop
+  // serves the loop (ChaitinStats::loop_reloads).
+  bool joins = true;
   // Lower block parameters to edge moves after allocation.
   bool lower_params = true;
   // Fill ChaitinStats::printed with each round's live ranges and decisions.
@@ -154,6 +165,9 @@ struct ChaitinStats {
   int reloads = 0;              // reloads inserted
   int remats = 0;               // constants made again at a use instead of reloaded
   int loop_reloads = 0;         // reloads (or constants) made once before a low-pressure loop for its uses
+  int split_params = 0;         // block parameters made where split pieces meet (joins)
+  int split_carried = 0;        // split pieces carried into a successor block (joins; a parameter counts once per edge)
+  int split_dropped = 0;        // such parameters spilled again in a later round, and gone
   int remat_args = 0;           // constant branch arguments made again before the branch
   int elided = 0;               // reloads and copies into a register already holding their bits (now free)
   int64_t graph_bytes = 0;      // the largest graph's adjacency storage

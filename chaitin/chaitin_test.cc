@@ -572,19 +572,34 @@ block4:
   };
   for (const char* target : {"x86_64", "aarch64", "armv7"}) {
     const std::string text = text_for(std::string(target) == "armv7" ? "i32" : "i64");
+    // Across joins (the default): the loop's header takes the piece as a
+    // parameter, and its entry edge reloads it, at the end of block2.
     ChaitinRun run = Allocate(text, T(target));
     ASSERT_TRUE(run.ok) << target;
-    EXPECT_EQ(run.stats.loop_reloads, 1) << target << "\n" << run.printed;
-    EXPECT_THAT(run.printed, ::testing::ContainsRegex("block2:\n    v[0-9]+@any\\[%[a-z0-9]+\\] = reload"))
+    EXPECT_EQ(run.stats.loop_reloads, 0) << target << "\n" << run.printed;
+    EXPECT_GE(run.stats.split_params, 1) << target << "\n" << run.printed;
+    EXPECT_THAT(run.printed, ::testing::ContainsRegex("block2:\n    v[0-9]+(@any)?\\[%[a-z0-9]+\\] = reload"))
         << target << "\n" << run.printed;
+    // Without: one reload at the end of the preheader serves the loop.
+    ChaitinOptions in_blocks;
+    in_blocks.joins = false;
+    ChaitinRun loop = Allocate(text, T(target), in_blocks);
+    ASSERT_TRUE(loop.ok) << target;
+    EXPECT_EQ(loop.stats.loop_reloads, 1) << target << "\n" << loop.printed;
+    EXPECT_EQ(loop.stats.split_params, 0) << target;
+    EXPECT_THAT(loop.printed, ::testing::ContainsRegex("block2:\n    v[0-9]+@any\\[%[a-z0-9]+\\] = reload"))
+        << target << "\n" << loop.printed;
     ChaitinOptions everywhere;
     everywhere.split = false;
     ChaitinRun plain = Allocate(text, T(target), everywhere);
     ASSERT_TRUE(plain.ok) << target;
     EXPECT_EQ(plain.stats.loop_reloads, 0) << target;
-    EXPECT_LT(reloads_in_loop(run.printed), reloads_in_loop(plain.printed)) << target << "\n" << run.printed
-                                                                              << "\n" << plain.printed;
-    EXPECT_LT(run.cost.weighted, plain.cost.weighted) << target;
+    EXPECT_EQ(plain.stats.split_params, 0) << target;
+    for (const ChaitinRun* split : {&run, &loop}) {
+      EXPECT_LT(reloads_in_loop(split->printed), reloads_in_loop(plain.printed)) << target << "\n" << split->printed
+                                                                                   << "\n" << plain.printed;
+      EXPECT_LT(split->cost.weighted, plain.cost.weighted) << target;
+    }
   }
 }
 
@@ -642,6 +657,94 @@ TEST(ChaitinTest, ASplitPieceServesTheUsesBetweenTwoHighPressureRegions) {
     EXPECT_NE(address_of(plain.printed, "load.i32"), address_of(plain.printed, "store v90")) << target << "\n"
                                                                                               << plain.printed;
     EXPECT_LT(run.stats.reloads, plain.stats.reloads) << target;
+  }
+}
+
+// C2's reg_split across joins (ChaitinOptions::joins). v0, an address, lives
+// across a region where 40 values live at once, so it spills. In %diamond a
+// load after the region reads it, then both arms of a diamond (clear of
+// high-pressure instructions) pass that piece on, and the store after the
+// join reads it too: one reload serves both. In %meet each arm reloads it
+// after a region of its own, and the join takes the two pieces as a new
+// block parameter: the store after it reloads nothing. Kept within blocks
+// (joins=false), the block after the join reloads.
+TEST(ChaitinTest, SplitPiecesLiveOnAcrossJoins) {
+  auto region = [](std::string& text, int first, int from) {
+    absl::StrAppend(&text, "    v", first, " = add v", from, ", v1\n");
+    for (int k = first + 1; k < first + 40; ++k) absl::StrAppend(&text, "    v", k, " = add v", k - 1, ", v1\n");
+    absl::StrAppend(&text, "    v", first + 40, " = add v", first, ", v", first + 1, "\n");
+    for (int k = 2; k < 40; ++k) {
+      absl::StrAppend(&text, "    v", first + 39 + k, " = add v", first + 38 + k, ", v", first + k, "\n");
+    }
+  };
+  auto diamond = [&](const std::string& ptr) {
+    std::string text = absl::StrCat("function %diamond(", ptr, ", i32) -> i32 {\nblock0(v0: ", ptr, ", v1: i32):\n");
+    region(text, 10, 1);  // v10 .. v88
+    absl::StrAppend(&text, R"(    v89 = load.i32 v0, 0
+    v90 = add v88, v89
+    v91 = const.i32 0
+    v92 = cmp.gt v90, v91
+    br v92, block1, block2
+block1:
+    v93 = add v90, v1
+    jump block3(v93)
+block2:
+    v94 = sub v90, v1
+    jump block3(v94)
+block3(v95: i32):
+    store v95, v0, 8
+    ret v95
+}
+)");
+    return text;
+  };
+  auto meet = [&](const std::string& ptr) {
+    std::string text = absl::StrCat("function %meet(", ptr, ", i32) -> i32 {\nblock0(v0: ", ptr, R"(, v1: i32):
+    v2 = const.i32 0
+    v3 = cmp.gt v1, v2
+    br v3, block1, block2
+block1:
+)");
+    region(text, 10, 1);  // v10 .. v88
+    absl::StrAppend(&text, "    v89 = load.i32 v0, 0\n    v90 = add v88, v89\n    jump block3(v90)\nblock2:\n");
+    region(text, 100, 1);  // v100 .. v178
+    absl::StrAppend(&text, R"(    v179 = load.i32 v0, 4
+    v180 = add v178, v179
+    jump block3(v180)
+block3(v181: i32):
+    store v181, v0, 8
+    ret v181
+}
+)");
+    return text;
+  };
+  // The reloads in `block`'s text (up to the next block).
+  auto reloads_in = [](const std::string& printed, const std::string& block) {
+    const size_t at = printed.find("\n" + block + ":");
+    if (at == std::string::npos) return -1;
+    const size_t end = printed.find("\nblock", at + 1);
+    int n = 0;
+    for (size_t r = printed.find("= reload", at); r < end; r = printed.find("= reload", r + 1)) ++n;
+    return n;
+  };
+  ChaitinOptions in_blocks;
+  in_blocks.joins = false;
+  for (const char* target : {"x86_64", "aarch64", "armv7"}) {
+    const std::string ptr = std::string(target) == "armv7" ? "i32" : "i64";
+    for (const std::string& text : {diamond(ptr), meet(ptr)}) {
+      const bool meets = text.find("%meet") != std::string::npos;
+      ChaitinRun run = Allocate(text, T(target));
+      ChaitinRun kept = Allocate(text, T(target), in_blocks);
+      ASSERT_TRUE(run.ok && kept.ok) << target << "\n" << text;
+      EXPECT_EQ(reloads_in(run.printed, "block3"), 0) << target << "\n" << run.printed;
+      EXPECT_EQ(reloads_in(kept.printed, "block3"), 1) << target << "\n" << kept.printed;
+      EXPECT_GT(run.stats.split_carried, 0) << target << "\n" << run.printed;
+      // The diamond's arms pass one piece: the join needs no parameter.
+      EXPECT_EQ(run.stats.split_params, meets ? 1 : 0) << target << "\n" << run.printed;
+      EXPECT_EQ(kept.stats.split_params + kept.stats.split_carried, 0) << target;
+      EXPECT_LT(run.stats.reloads, kept.stats.reloads) << target;
+      EXPECT_LT(run.cost.weighted, kept.cost.weighted) << target << "\n" << run.printed << "\n" << kept.printed;
+    }
   }
 }
 

@@ -389,6 +389,9 @@ void ReportChaitin(PhaseContext& c, const ChaitinStats& s, bool coloring) {
   c.stat("remats", s.remats);
   c.stat("elided", s.elided);
   c.stat("loop_reloads", s.loop_reloads);
+  c.stat("split_params", s.split_params);
+  c.stat("split_carried", s.split_carried);
+  c.stat("split_dropped", s.split_dropped);
   c.stat("edge_moves", s.lower.moves);
 }
 
@@ -407,12 +410,17 @@ void RegisterChaitinPhases(PhaseRegistry& r) {
       PhaseOption::Bool("split", d.split,
                         "C2's splitting at high-pressure boundaries and around low-pressure loops (off: Chaitin's "
                         "spill everywhere)"),
+      PhaseOption::Bool("joins", d.joins,
+                        "with split: pieces live on across block boundaries where both sides are low-pressure, "
+                        "meeting at joins in new block parameters (off: a piece stays in its block, and one reload "
+                        "before a low-pressure loop serves it)"),
   };
   auto set_coloring = [](const PhaseArgs& a, ChaitinOptions& o) {
     o.conservative = a.Flag("conservative");
     o.optimistic = a.Flag("optimistic");
     o.bias = a.Flag("bias");
     o.split = a.Flag("split");
+    o.joins = a.Flag("joins");
   };
   Phase whole{"chaitin_allocate",
               "Chaitin-Briggs after HotSpot C2, the whole allocator as one object (chaitin/)",
