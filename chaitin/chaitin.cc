@@ -37,6 +37,53 @@ double Score(double cost, double area, bool temp) {
 
 namespace chaitin_internal {
 
+// C2's reg_split across blocks, with SSA repair (ChaitinOptions::joins). A
+// slot value's split piece (RewriteStackUses) may live on past the end of its
+// block where nothing after its last read there is a barrier of its bank (a
+// high-pressure instruction or a clobber), into a successor that reads it
+// before its first barrier, or that has none and passes it on. `serve` holds
+// the (block, slot value) pairs a piece entering would serve (backward from
+// those reads through blocks clear of barriers, up to the slot value's
+// definition, so the slot value lives into each), with the most frequent
+// read each reaches. `up_in` and `up_out` hold where a piece enters and
+// leaves (AnalyzeJoins). A block entered by pieces from several predecessor
+// edges takes them as a new parameter, C2's phi for a split live range (the
+// pressure was counted with the value in a register, and both ends of each
+// edge it crosses are low-pressure); a predecessor without a piece passes
+// the slot value, and the edge reloads it (lower_params) at the
+// predecessor's frequency. A loop clear of barriers thus reads a value
+// defined before it from one reload on its entry edge.
+struct JoinPieces {
+  struct Use {
+    uint32_t value;  // a slot value read through a piece in the block
+    bool first_ok;   // its first such read comes before the block's first barrier of its bank, or at it
+    bool last_ok;    // its last comes after the last barrier, and is not at one
+  };
+  std::vector<std::pair<uint32_t, uint32_t>> range;  // by block index: its reads in `uses`, by value
+  std::vector<Use> uses;
+  std::vector<uint8_t> clear;     // by block and bank: no barrier in the block
+  std::vector<uint8_t> joinable;  // by block: may take a new parameter
+  absl::flat_hash_map<uint64_t, int64_t> serve;  // (block, slot value) wanting a piece: the weight it serves
+  absl::flat_hash_set<uint64_t> up_in, up_out, useful;
+  std::vector<uint64_t> useless;
+  std::vector<std::pair<Block, uint32_t>> work;
+  absl::flat_hash_map<uint64_t, Value> out;            // the piece leaving a block
+  absl::flat_hash_map<uint64_t, Value> kept;           // a defining block's value, kept in its register
+  std::vector<std::pair<uint32_t, uint32_t>> entering;  // (block, slot value) in up_in, sorted
+  struct Param {
+    Block block;
+    Value of, param;
+  };
+  std::vector<Param> params;  // made, in order
+
+  static uint64_t Key(Block b, uint32_t v) { return uint64_t{b.index()} << 32 | v; }
+  const Use* Find(Block b, uint32_t v) const {
+    auto first = uses.begin() + range[b.index()].first, last = uses.begin() + range[b.index()].second;
+    auto it = std::lower_bound(first, last, v, [](const Use& u, uint32_t x) { return u.value < x; });
+    return it != last && it->value == v ? &*it : nullptr;
+  }
+};
+
 // What a ChaitinAllocator keeps between functions: the storage of Chaitin's
 // buffers.
 struct Buffers {
@@ -130,6 +177,7 @@ struct Buffers {
   std::vector<Block> spill_everywhere_keep_in;
   std::vector<Inst> spill_everywhere_dead;
   std::vector<Value> spill_everywhere_drop;
+  JoinPieces joins;
   std::vector<std::pair<Value, Value>> conservative_pairs;
   std::vector<uint32_t> finish_spilled;
   MoveElider elider;
@@ -221,7 +269,6 @@ class Chaitin {
   absl::Status Prepare();
   void RenameUses(const std::vector<Value>& rename, const std::vector<uint8_t>& skip);
   struct LoopReloads;
-  struct JoinPieces;
   void AnalyzeJoins(JoinPieces& j, const std::vector<Block>& stack_def);
   bool PieceRead(absl::Span<const Operand> ops, size_t k, size_t first_arg) const;
   absl::Status RewriteStackUses();
@@ -589,51 +636,6 @@ struct Chaitin::LoopReloads {
   absl::flat_hash_map<uint64_t, Value> made;  // loop << 32 | slot value: its reload
 };
 
-// C2's reg_split across blocks, with SSA repair (ChaitinOptions::joins). A
-// slot value's split piece (RewriteStackUses) may live on past the end of its
-// block where nothing after its last use there is a barrier for its bank (a
-// high-pressure instruction or a clobber), into a successor that reads it
-// before its first barrier, or that has none and passes it on. `want` holds
-// the (block, slot value) pairs a piece entering would serve: backward from
-// those reads through blocks clear of barriers, up to the slot value's
-// definition (so the slot value lives into each). `up_out` and `up_in` hold
-// where a piece leaves and enters: forward from the blocks ending with one,
-// into the successors that want it. A block entered by a piece from several
-// predecessor edges takes it as a new parameter, C2's phi for a split live
-// range (the rest of the pressure was counted with the value in a register,
-// and both ends of each edge it crosses are low-pressure); a predecessor
-// without a piece passes the slot value, and the edge reloads it
-// (lower_params) at the predecessor's frequency. A loop clear of barriers thus
-// reads a value defined before it from one reload on its entry edge.
-struct Chaitin::JoinPieces {
-  struct Use {
-    uint32_t value;  // a slot value read through a piece in the block
-    bool first_ok;   // its first such read comes before the block's first barrier of its bank, or at it
-    bool last_ok;    // its last comes after the last barrier, and is not at one
-  };
-  std::vector<uint32_t> start;    // by block index: its reads in `uses`, by value
-  std::vector<Use> uses;
-  std::vector<uint8_t> clear;     // by block and bank: no barrier in the block
-  std::vector<uint8_t> joinable;  // by block: may take a new parameter
-  absl::flat_hash_map<uint64_t, int64_t> serve;  // (block, slot value) wanting a piece: the weight it serves
-  absl::flat_hash_set<uint64_t> up_in, up_out, useful;
-  std::vector<uint64_t> useless;
-  absl::flat_hash_map<uint64_t, Value> out;            // the piece leaving a block
-  absl::flat_hash_map<uint64_t, Value> kept;           // a defining block's value, kept in its register
-  std::vector<std::pair<uint32_t, uint32_t>> entering;  // (block, slot value) in up_in, sorted
-  struct Param {
-    Block block;
-    Value of, param;
-  };
-  std::vector<Param> params;  // made, in order
-
-  static uint64_t Key(Block b, uint32_t v) { return uint64_t{b.index()} << 32 | v; }
-  const Use* Find(Block b, uint32_t v) const {
-    auto first = uses.begin() + start[b.index()], last = uses.begin() + start[b.index() + 1];
-    auto it = std::lower_bound(first, last, v, [](const Use& u, uint32_t x) { return u.value < x; });
-    return it != last && it->value == v ? &*it : nullptr;
-  }
-};
 
 // Whether operand k of `ops` (a non-move instruction's; its branch arguments
 // from `first_arg`) reads a slot value in a register through a split piece.
@@ -652,7 +654,7 @@ void Chaitin::AnalyzeJoins(JoinPieces& j, const std::vector<Block>& stack_def) {
   const ControlFlowGraph& cfg = analyses_.cfg;
   const int nb = t_.num_banks();
   const uint8_t all_banks = static_cast<uint8_t>((1u << nb) - 1);
-  j.start.assign(f_.num_blocks() + 1, 0);
+  j.range.assign(f_.num_blocks(), {0, 0});
   j.uses.clear();
   j.clear.assign(static_cast<size_t>(f_.num_blocks()) * nb, 0);
   j.joinable.assign(f_.num_blocks(), 0);
@@ -670,11 +672,10 @@ void Chaitin::AnalyzeJoins(JoinPieces& j, const std::vector<Block>& stack_def) {
     int barriers_at_last;  // the bank's barriers up to and with the last read's instruction
   };
   absl::InlinedVector<Seen, 16> in_block;
-  std::vector<int> barriers(nb);
-  std::vector<std::vector<JoinPieces::Use>> by_block(f_.num_blocks());
+  int barriers[8];
   for (Block b : cfg.rpo()) {
     in_block.clear();
-    std::fill(barriers.begin(), barriers.end(), 0);
+    std::fill(barriers, barriers + nb, 0);
     for (Inst i : f_.block(b).insts) {
       const InstData& d = f_.inst(i);
       const uint8_t bits = HrpBits(i) | (d.clobbers >= 0 ? all_banks : 0);
@@ -682,7 +683,7 @@ void Chaitin::AnalyzeJoins(JoinPieces& j, const std::vector<Block>& stack_def) {
         absl::Span<const Operand> ops = f_.operands(i);
         const size_t first_arg = IsBranch(d.opcode) ? f_.NumNonArgOperands(i) : ops.size();
         for (size_t k = 0; k < ops.size(); ++k) {
-          if (!PieceRead(ops, k, first_arg)) continue;
+          if (!ops[k].IsUse() || !stack_[ops[k].value().index()] || !PieceRead(ops, k, first_arg)) continue;
           const uint32_t v = ops[k].value().index();
           if (remat_[v].IsValid()) continue;  // constants are made again at each use
           Seen* s = nullptr;
@@ -701,12 +702,13 @@ void Chaitin::AnalyzeJoins(JoinPieces& j, const std::vector<Block>& stack_def) {
       for (int k = 0; k < nb; ++k) barriers[k] += bits >> k & 1;
     }
     for (int k = 0; k < nb; ++k) j.clear[b.index() * nb + k] = barriers[k] == 0;
+    const uint32_t first = static_cast<uint32_t>(j.uses.size());
     for (const Seen& x : in_block) {
-      by_block[b.index()].push_back(
-          JoinPieces::Use{x.value, x.first_ok, x.ok_at_last && x.barriers_at_last == barriers[x.bank]});
+      j.uses.push_back(JoinPieces::Use{x.value, x.first_ok, x.ok_at_last && x.barriers_at_last == barriers[x.bank]});
     }
-    std::sort(by_block[b.index()].begin(), by_block[b.index()].end(),
+    std::sort(j.uses.begin() + first, j.uses.end(),
               [](const JoinPieces::Use& a, const JoinPieces::Use& c) { return a.value < c.value; });
+    j.range[b.index()] = {first, static_cast<uint32_t>(j.uses.size())};
     // A new parameter needs every predecessor edge reachable, and room in
     // their branches' operand lists.
     bool ok = b != f_.entry() && !cfg.preds(b).empty();
@@ -715,15 +717,12 @@ void Chaitin::AnalyzeJoins(JoinPieces& j, const std::vector<Block>& stack_def) {
     }
     j.joinable[b.index()] = ok;
   }
-  for (int b = 0; b < f_.num_blocks(); ++b) {
-    j.start[b + 1] = j.start[b] + static_cast<uint32_t>(by_block[b].size());
-    j.uses.insert(j.uses.end(), by_block[b].begin(), by_block[b].end());
-  }
   // Backward: where a piece entering serves a read, and the most frequent
   // block reading it that a piece entering there could reach.
-  std::vector<std::pair<Block, uint32_t>> work;
+  std::vector<std::pair<Block, uint32_t>>& work = j.work;
+  work.clear();
   for (Block b : cfg.rpo()) {
-    for (uint32_t u = j.start[b.index()]; u < j.start[b.index() + 1]; ++u) {
+    for (uint32_t u = j.range[b.index()].first; u < j.range[b.index()].second; ++u) {
       const JoinPieces::Use& x = j.uses[u];
       if (!x.first_ok || stack_def[x.value] == b) continue;
       j.serve[JoinPieces::Key(b, x.value)] = weight_[b.index()];
@@ -837,7 +836,7 @@ void Chaitin::AnalyzeJoins(JoinPieces& j, const std::vector<Block>& stack_def) {
   }
   for (uint64_t key : j.up_in) j.entering.push_back({static_cast<uint32_t>(key >> 32), static_cast<uint32_t>(key)});
   for (Block b : cfg.rpo()) {
-    for (uint32_t u = j.start[b.index()]; u < j.start[b.index() + 1]; ++u) {
+    for (uint32_t u = j.range[b.index()].first; u < j.range[b.index()].second; ++u) {
       if (j.uses[u].last_ok) j.up_out.insert(JoinPieces::Key(b, j.uses[u].value));
     }
   }
@@ -851,12 +850,12 @@ void Chaitin::AnalyzeJoins(JoinPieces& j, const std::vector<Block>& stack_def) {
 absl::Status Chaitin::RewriteStackUses() {
   // The blocks defining stack values, for the loop reloads and the joins.
   std::unique_ptr<LoopReloads> across;
-  std::unique_ptr<JoinPieces> joins;
+  JoinPieces* joins = nullptr;
   std::vector<Block>& stack_def = buf_.rewrite_stack_uses_stack_def;
   stack_def.clear();
   if (Splitting() && !block_pressure_.empty()) {
     if (o_.joins && !hrp_.empty()) {
-      joins = std::make_unique<JoinPieces>();
+      joins = &buf_.joins;
     } else {
       across = std::make_unique<LoopReloads>(f_, t_, analyses_.cfg, analyses_.loops, block_pressure_);
     }
@@ -1072,6 +1071,9 @@ absl::Status Chaitin::RewriteStackUses() {
         AppendBranchArg(e.branch, e.target, piece ? it->second : p.of);
       }
     }
+    // Read once per function: after a large one its lists go before the
+    // next round's graph (base/warm_buffers.h).
+    if (f_.num_insts() > kWarmBufferInsts) *joins = JoinPieces();
   }
   return absl::OkStatus();
 }

@@ -48,8 +48,8 @@
 //     partner's where it can (ChaitinOptions::bias), else the first in the
 //     allocation order.
 //  7. Spill everywhere (Chaitin's original; with ChaitinOptions::split, C2's
-//     splitting at high-pressure boundaries and around low-pressure loops, see
-//     there):
+//     splitting at high-pressure boundaries, across blocks and joins with new
+//     block parameters, see there):
 //     a spilled live range lives in one stack slot; each def is stored right
 //     after (`v9 = spill v5`), each register use reloads (`v10 = reload v9`);
 //     Any and Stack uses, copies and branch arguments read the slot. A spilled
@@ -111,9 +111,7 @@ struct ChaitinOptions {
   // spilled live range keeps its register through its defining block where the
   // block's pressure fits its bank; within a block, one reload serves the uses
   // up to the next high-pressure instruction of its bank (a piece lives across
-  // none); and one reload at the end of a loop's preheader serves the whole
-  // loop, where every block of the loop and the preheader fit and no call is in
-  // the loop (ChaitinStats::loop_reloads). Uses at high-pressure instructions
+  // none); across blocks see `joins`. Uses at high-pressure instructions
   // with no piece reload on their own. Constants are made again at
   // their uses instead. A piece spilled again, and what spills in later rounds (a handful
   // that the first round's spill code pushed out), are spilled everywhere, so
@@ -122,15 +120,18 @@ struct ChaitinOptions {
   // Chaitin's spill everywhere from the start.
   bool split = true;
   // C2's reg_split across block boundaries, with SSA repair (with split): a
-  // split piece lives on from a block into its successors where both sides of
-  // the boundary are low-pressure and a successor reads it before its first
-  // high-pressure instruction (or passes it on through a block with none), and
-  // where pieces meet at a join a new block parameter takes them (C2's phi for
-  // a split live range; ChaitinStats::split_params); a predecessor with no
-  // piece passes the slot value, which the edge reloads. This covers the
-  // low-pressure loops (the reload goes on the loop's entry edge). Off: a
-  // piece stays in its block, and one reload before a low-pressure loop
-  // serves the loop (ChaitinStats::loop_reloads).
+  // split piece lives on past its block where nothing after its last read
+  // there is a barrier of its bank (a high-pressure instruction or a clobber),
+  // into successors that read it before their first barrier or pass it on
+  // through a block with none; a value kept through its defining block leaves
+  // it in its register. Where pieces from several edges meet, a new block
+  // parameter takes them (C2's phi for a split live range;
+  // ChaitinStats::split_params), where the edges without one, which pass the
+  // slot value and reload on the edge, run less often than the join and the
+  // reads it serves: a loop's entry edge, never its back edge. A loop clear
+  // of barriers thus reloads once, on its entry edge. Off: a piece stays in
+  // its block, and one reload before a low-pressure loop with no call serves
+  // the loop (ChaitinStats::loop_reloads).
   bool joins = true;
   // Lower block parameters to edge moves after allocation.
   bool lower_params = true;

@@ -484,6 +484,7 @@ void RegisterChaitinPhases(PhaseRegistry& r) {
   chaitin("chaitin_noconservative", "chaitin_coalesce", "chaitin_color{conservative=false}");
   chaitin("chaitin_pessimistic", "chaitin_coalesce", "chaitin_color{optimistic=false}");
   chaitin("chaitin_spill_everywhere", "chaitin_coalesce", "chaitin_color{split=false}");
+  chaitin("chaitin_nojoins", "chaitin_coalesce", "chaitin_color{joins=false}");
   // The same allocator as one object: what a compiler reusing the toolkit calls.
   r.RegisterPipeline("chaitin_allocate", {"legalize", "chaitin_allocate", "check", "interpret"});
 }
