@@ -1064,11 +1064,21 @@ absl::Status Chaitin::RewriteStackUses() {
     // Each new parameter's arguments: the predecessor's piece, or the slot value.
     const ControlFlowGraph& cfg = analyses_.cfg;
     for (const JoinPieces::Param& p : joins->params) {
+      std::string edges;
       for (const Edge& e : cfg.preds(p.block)) {
         auto it = joins->out.find(JoinPieces::Key(e.from, p.of.index()));
         const bool piece = it != joins->out.end();
         stats_.split_carried += piece;
         AppendBranchArg(e.branch, e.target, piece ? it->second : p.of);
+        if (o_.dump) {
+          absl::StrAppend(&edges, edges.empty() ? "" : ", ", f_.BlockName(e.from), " ",
+                          piece ? f_.ValueName(it->second) : absl::StrCat(f_.ValueName(p.of), " (reloads)"));
+        }
+      }
+      // --print: each join's new parameter and what its edges pass.
+      if (o_.dump) {
+        absl::StrAppend(&stats_.printed, "  split at ", f_.BlockName(p.block), ": ", f_.ValueName(p.param), " for ",
+                        f_.ValueName(p.of), " from ", edges, "\n");
       }
     }
     // Read once per function: after a large one its lists go before the

@@ -741,6 +741,8 @@ block3(v181: i32):
       EXPECT_GT(run.stats.split_carried, 0) << target << "\n" << run.printed;
       // The diamond's arms pass one piece: the join needs no parameter.
       EXPECT_EQ(run.stats.split_params, meets ? 1 : 0) << target << "\n" << run.printed;
+      // --print names the join, its parameter and what each edge passes.
+      EXPECT_EQ(run.stats.printed.find("split at block3: ") != std::string::npos, meets) << run.stats.printed;
       EXPECT_EQ(kept.stats.split_params + kept.stats.split_carried, 0) << target;
       EXPECT_LT(run.stats.reloads, kept.stats.reloads) << target;
       EXPECT_LT(run.cost.weighted, kept.cost.weighted) << target << "\n" << run.printed << "\n" << kept.printed;
