@@ -426,8 +426,11 @@ TEST(RobustnessTest, AllocatorObjectsOnUnlegalizedInput) {
 // block integer, float, constant, copy, call and opaque instructions whose
 // operands carry random constraints (any, stack, fixed registers, reg@late,
 // early defs, fixed defs, clobbers of caller-saved registers), with i8 and f32
-// values (x86's ah-dh among their registers) and, half the time, a machine
-// branch in place of `br`. Legalize adds the target's own around them.
+// values (x86's ah-dh among their registers), v128 values made in the entry
+// block and read and made by opaque instructions in every block, and, half
+// the time, a machine branch in place of `br` (a third of those with a third
+// target, one more predecessor of the join). Legalize adds the target's own
+// around them.
 class HandWritten {
  public:
   HandWritten(uint64_t seed, const Target& target) : rng_(seed) {
@@ -448,6 +451,9 @@ class HandWritten {
     for (PReg r : target.Class(*target.ClassFor(Type::kF32)).allocation_order) {
       sregs_.push_back(std::string(target.RegName(r)));
     }
+    for (PReg r : target.Class(*target.ClassFor(Type::kV128)).allocation_order) {
+      qregs_.push_back(std::string(target.RegName(r)));
+    }
   }
 
   std::string Text() {
@@ -461,20 +467,26 @@ class HandWritten {
     // The entry block also makes i8 and f32 values, which every block reads.
     bytes_ = {New(), New()};
     singles_ = {New()};
+    vectors_ = {New(), New()};
     absl::StrAppend(&text, "    v", bytes_[0], " = const.i8 7\n    v", bytes_[1], " = const.i8 -3\n    v", singles_[0],
-                    " = const.f32 1.5\n");
+                    " = const.f32 1.5\n    v", vectors_[0], " = const.v128 ", Int(0, 999), "\n    v", vectors_[1],
+                    " = const.v128 ", Int(0, 999), "\n");
     Body(ints, floats, Int(3, 15), text, /*entry=*/true);
     const int cond = New();
     absl::StrAppend(&text, "    v", cond, " = cmp.lt v", Pick(ints), ", v", Pick(ints), "\n");
-    if (Int(0, 1) == 0) {
+    const int branch = Int(0, 5);
+    if (branch < 3) {
       absl::StrAppend(&text, "    br v", cond, ", block1, block2\n");
-    } else {  // a machine branch reading its condition in a register
+    } else if (branch < 5) {  // a machine branch reading its condition in a register
       absl::StrAppend(&text, "    branch %JCC(v", cond, "), block1, block2\n");
+    } else {  // ... and with a third target
+      absl::StrAppend(&text, "    branch %JTBL(v", cond, "), block1, block2, block6\n");
     }
     const int np = Int(1, 20);
-    std::vector<int> args[2];
-    for (int side = 0; side < 2; ++side) {
-      absl::StrAppend(&text, "block", 1 + side, ":\n");
+    const int sides = branch == 5 ? 3 : 2;
+    std::vector<int> args[3];
+    for (int side = 0; side < sides; ++side) {
+      absl::StrAppend(&text, "block", side < 2 ? 1 + side : 6, ":\n");
       std::vector<int> i = ints, f = floats;
       Body(i, f, Int(0, 10), text);
       for (int k = 0; k < np; ++k) args[side].push_back(Pick(i));
@@ -544,6 +556,7 @@ class HandWritten {
   }
   void Body(std::vector<int>& ints, std::vector<int>& floats, int n, std::string& text, bool entry = false) {
     n *= scale_;
+    std::vector<int> vectors = vectors_;
     static const char* kOps[] = {"add", "sub", "mul", "and", "or", "xor", "add", "shl", "div", "rem"};
     for (int k = 0; k < n; ++k) {
       const int kind = Int(0, 99);
@@ -561,6 +574,15 @@ class HandWritten {
         std::string a = Narrow(bytes_, bregs_), b = Narrow(singles_, sregs_);
         absl::StrAppend(&text, "    v", v, " = inst.", ty_, " %NARROW(", a, ", ", b, ")\n");
         ints.push_back(v);
+      } else if (!entry && kind < 12) {  // v128: read into an integer, or made from two
+        const std::string a = Narrow(vectors, qregs_), b = Narrow(vectors, qregs_);
+        if (kind < 10) {
+          absl::StrAppend(&text, "    v", v, " = inst.", ty_, " %VREAD(", a, ", v", Pick(ints), ")\n");
+          ints.push_back(v);
+        } else {
+          absl::StrAppend(&text, "    v", v, " = inst.v128 %VOP(", a, ", ", b, ")\n");
+          vectors.push_back(v);  // read in this block only
+        }
       } else if (kind < 35) {
         const std::string op = kOps[Int(0, 9)];
         const int y = Int(0, 99);
@@ -612,7 +634,8 @@ class HandWritten {
 
   std::mt19937_64 rng_;
   std::vector<int> bytes_, singles_;  // i8 and f32 values of the entry block
-  std::vector<std::string> bregs_, sregs_;
+  std::vector<int> vectors_;          // v128 values of the entry block
+  std::vector<std::string> bregs_, sregs_, qregs_;
   int plain_ = 60;  // percent of uses left unconstrained
   int scale_ = 1;   // instructions per block, times
   std::string ty_;
@@ -633,13 +656,15 @@ class HandWritten {
 TEST(RobustnessTest, RandomHandWrittenConstraintsAllocateInEveryFamilyOrNone) {
   const char* env = std::getenv("REGALLOC_HAND_SEEDS");
   const int seeds = env != nullptr ? std::atoi(env) : 40;
-  int valid = 0, narrow = 0, machine_branches = 0;
+  int valid = 0, narrow = 0, machine_branches = 0, vectors = 0, three_targets = 0;
   for (const char* name : {"x86_64", "x86_64_win", "aarch64", "armv7"}) {
     const Target& target = *TargetByName(name).value();
     for (int seed = 0; seed < seeds; ++seed) {
       const std::string text = HandWritten(static_cast<uint64_t>(seed), target).Text();
       narrow += absl::StrContains(text, "%NARROW(") && absl::StrContains(text, " = fmul v");
       machine_branches += absl::StrContains(text, "branch %JCC(");
+      vectors += absl::StrContains(text, " = inst.v128 %VOP(") && absl::StrContains(text, "%VREAD(");
+      three_targets += absl::StrContains(text, "branch %JTBL(");
       int failed = 0, ran = 0;
       std::string errors;
       for (const std::string& p : Allocators()) {
@@ -661,6 +686,8 @@ TEST(RobustnessTest, RandomHandWrittenConstraintsAllocateInEveryFamilyOrNone) {
   EXPECT_GE(valid, seeds);  // at least a quarter of them are valid input
   EXPECT_GE(narrow, seeds);  // i8 and f32 values made and read
   EXPECT_GE(machine_branches, seeds);
+  EXPECT_GE(vectors, seeds);
+  EXPECT_GE(three_targets, seeds / 2);
 }
 
 // Fixed registers under Reuse, one value read in two fixed registers, and an
