@@ -36,7 +36,7 @@ void VirtRegs::Assign(int num_values, const std::vector<std::vector<Value>>& set
 // inserts define values local to one block (an argument copy lives before its
 // branch, an isolated parameter's copy at the top of its block), so no live-in
 // or live-out set changes. The def points are recomputed (positions move),
-// reusing their buffers. The copies do not change the control flow: `cfg_` and `dom_`
+// reusing their buffers. The copies do not change the control flow: the analyses
 // serve every round.
 void Coalescer::StartRound() {
   const Function& f = *f_;
@@ -48,7 +48,7 @@ void Coalescer::StartRound() {
   if (members_.size() < n) members_.resize(n);
   for (uint32_t r : member_roots_) members_[r].clear();  // not every value's: most never join a set
   member_roots_.clear();
-  for (size_t i = 0; i < dom_.preorder().size(); ++i) preorder_[dom_.preorder()[i].index()] = static_cast<int>(i);
+  for (size_t i = 0; i < a_->dom.preorder().size(); ++i) preorder_[a_->dom.preorder()[i].index()] = static_cast<int>(i);
   std::iota(parent_.begin(), parent_.end(), 0u);
 }
 
@@ -68,7 +68,7 @@ bool Coalescer::Before(Value a, Value b) const {
 bool Coalescer::DefDominates(Value a, Value b) const {
   Block da = defs_.DefBlock(a), db = defs_.DefBlock(b);
   if (da == db) return defs_.DefPoint(a) <= defs_.DefPoint(b);
-  return dom_.Dominates(da, db);
+  return a_->dom.Dominates(da, db);
 }
 
 // The members of the set whose root is `r`, in dominance order (a value alone
@@ -114,7 +114,17 @@ absl::StatusOr<CoalesceStats> Coalesce(Function& f, VirtRegs& vregs, LiveSets& s
 }
 
 absl::StatusOr<CoalesceStats> Coalescer::Run(Function& f, VirtRegs& vregs, LiveSets& sets) {
+  a_ = &own_;
   absl::StatusOr<CoalesceStats> st = Rounds(f, vregs, sets);
+  ReleaseAfterLargeFunction(f.num_insts(), *this);
+  return st;
+}
+
+absl::StatusOr<CoalesceStats> Coalescer::Run(Function& f, VirtRegs& vregs, LiveSets& sets, CfgAnalyses& analyses) {
+  a_ = &analyses;
+  absl::StatusOr<CoalesceStats> st = Rounds(f, vregs, sets);
+  if (st.ok()) analyses.loops.Compute(f, analyses.cfg, analyses.dom);
+  a_ = nullptr;
   ReleaseAfterLargeFunction(f.num_insts(), *this);
   return st;
 }
@@ -126,19 +136,19 @@ absl::StatusOr<CoalesceStats> Coalescer::Rounds(Function& f, VirtRegs& vregs, Li
   }
   // Two edges from one block into one block (both critical) would need two
   // values in one virtual register at once: split critical edges first.
-  cfg_.Compute(f);
-  for (const Edge& e : cfg_.all_edges()) {
-    if (!cfg_.IsCritical(e)) continue;
+  a_->cfg.Compute(f);
+  for (const Edge& e : a_->cfg.all_edges()) {
+    if (!a_->cfg.IsCritical(e)) continue;
     SplitCriticalEdges(f);
-    cfg_.Compute(f);
+    a_->cfg.Compute(f);
     break;
   }
   f_ = &f;
   sets_ = &sets;
   copied_args_.clear();
   isolated_params_.clear();
-  sets.Compute(f);  // once: see StartRound
-  dom_.Compute(f, cfg_);
+  sets.Compute(f, a_->cfg);  // once: see StartRound
+  a_->dom.Compute(f, a_->cfg);
   while (true) {
     ++st.rounds;
     if (st.rounds > 4) {
@@ -156,7 +166,7 @@ absl::StatusOr<CoalesceStats> Coalescer::Rounds(Function& f, VirtRegs& vregs, Li
       const std::vector<Operand>& params = f.block(b).params;
       if (params.empty()) continue;
       edge_args_.clear();
-      for (const Edge& e : cfg_.preds(b)) {
+      for (const Edge& e : a_->cfg.preds(b)) {
         const int first_arg = f.targets(e.branch)[e.target].first_arg;
         edge_args_.push_back(EdgeArgs{&e, f.operands(e.branch).data() + first_arg, first_arg});
       }

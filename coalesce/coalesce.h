@@ -93,6 +93,10 @@ absl::StatusOr<CoalesceStats> Coalesce(Function& func, VirtRegs& vregs, LiveSets
 class Coalescer {
  public:
   absl::StatusOr<CoalesceStats> Run(Function& func, VirtRegs& vregs, LiveSets& sets);
+  // The same, leaving in `analyses` the control-flow graph, dominator tree and
+  // loop nest of `func` as coalescing leaves it (its copies add no blocks), for
+  // the phases after it to share.
+  absl::StatusOr<CoalesceStats> Run(Function& func, VirtRegs& vregs, LiveSets& sets, CfgAnalyses& analyses);
 
  private:
   struct ArgCopy {
@@ -117,8 +121,8 @@ class Coalescer {
 
   const Function* f_ = nullptr;
   const LiveSets* sets_ = nullptr;
-  ControlFlowGraph cfg_;
-  DominatorTree dom_;
+  CfgAnalyses own_;             // when the caller keeps none
+  CfgAnalyses* a_ = nullptr;    // the analyses in use (own_ or the caller's)
   InstNumbering num_;
   DefPoints defs_;
   std::vector<int> preorder_;

@@ -58,8 +58,9 @@ namespace {
 class ColorWalk {
  public:
   ColorWalk(const Target& t, Function& f, const VirtRegs& vregs, const LiveSets& sets, ValueLocations& locs,
-            Colorer::Buffers& b)
-      : t_(t), f_(f), vregs_(vregs), sets_(sets), locs_(locs), b_(b), model_(b.model.For(t)), owner_(b.owner),
+            Colorer::Buffers& b, const CfgAnalyses* analyses)
+      : t_(t), f_(f), vregs_(vregs), sets_(sets), locs_(locs), b_(b), analyses_(analyses), model_(b.model.For(t)),
+        owner_(b.owner),
         cur_(b.cur), pos_(b.pos), in_regs_(b.in_regs), frozen_(b.frozen), avoid_(b.avoid),
         avoid_sets_(b.avoid_sets), hint_(b.hint), vreg_reg_(b.vreg_reg), dies_(b.dies),
         dies_begin_(b.dies_begin), dies_count_(b.dies_count), dies_uses_(b.dies_uses),
@@ -165,6 +166,7 @@ class ColorWalk {
   const LiveSets& sets_;
   ValueLocations& locs_;
   Colorer::Buffers& b_;
+  const CfgAnalyses* analyses_;  // the caller's, or b_.cfg once computed
   const DemandModel& model_;
   ColorStats stats_;
 
@@ -663,9 +665,12 @@ absl::StatusOr<ColorStats> ColorWalk::Run() {
   f_.GrowInsts(copy_operands / 2, copy_operands);
   int n = f_.num_values();
   locs_.Resize(n);
-  b_.cfg.Compute(f_);
-  const ControlFlowGraph& cfg = b_.cfg.cfg;
-  const LoopNest& loops = b_.cfg.loops;
+  if (analyses_ == nullptr) {
+    b_.cfg.Compute(f_);
+    analyses_ = &b_.cfg;
+  }
+  const ControlFlowGraph& cfg = analyses_->cfg;
+  const LoopNest& loops = analyses_->loops;
   for (Block b : f_.layout()) {
     if (!cfg.Reachable(b)) {
       return absl::InvalidArgumentError(absl::StrCat("function %", f_.name(), ", ", f_.BlockName(b),
@@ -687,7 +692,7 @@ absl::StatusOr<ColorStats> ColorWalk::Run() {
       locs_.Set(Value(v), Location());
     }
   }
-  for (Block b : b_.cfg.dom.preorder()) {
+  for (Block b : analyses_->dom.preorder()) {
     weight_ = loops.Weight(b);
     EnterBlock(b, sets);
     if (missing_home_.IsValid()) {
@@ -741,7 +746,14 @@ absl::StatusOr<ColorStats> Color(const Target& target, Function& func, const Vir
 
 absl::StatusOr<ColorStats> Colorer::Run(const Target& target, Function& func, const VirtRegs& vregs,
                                         const LiveSets& sets, ValueLocations& locs) {
-  absl::StatusOr<ColorStats> s = ColorWalk(target, func, vregs, sets, locs, *b_).Run();
+  absl::StatusOr<ColorStats> s = ColorWalk(target, func, vregs, sets, locs, *b_, nullptr).Run();
+  ReleaseAfterLargeFunction(func.num_insts(), b_);
+  return s;
+}
+
+absl::StatusOr<ColorStats> Colorer::Run(const Target& target, Function& func, const VirtRegs& vregs,
+                                        const LiveSets& sets, ValueLocations& locs, const CfgAnalyses& analyses) {
+  absl::StatusOr<ColorStats> s = ColorWalk(target, func, vregs, sets, locs, *b_, &analyses).Run();
   ReleaseAfterLargeFunction(func.num_insts(), b_);
   return s;
 }

@@ -46,6 +46,7 @@
 #include "absl/status/statusor.h"
 #include "coalesce/coalesce.h"
 #include "liveness/live_sets.h"
+#include "ssa/cfg.h"
 #include "ssa/ir.h"
 #include "ssa/value_locations.h"
 #include "targets/target.h"
@@ -76,6 +77,10 @@ class Colorer {
   ~Colorer();
   absl::StatusOr<ColorStats> Run(const Target& target, Function& func, const VirtRegs& vregs, const LiveSets& sets,
                                  ValueLocations& locs);
+  // The same with `func`'s control-flow analyses as the caller has them
+  // (computed for `func` as it is now: an allocator's phases share one).
+  absl::StatusOr<ColorStats> Run(const Target& target, Function& func, const VirtRegs& vregs, const LiveSets& sets,
+                                 ValueLocations& locs, const CfgAnalyses& analyses);
 
   struct Buffers;  // defined with the phase
 

@@ -20,18 +20,20 @@ absl::StatusOr<SsaAllocationStats> SsaAllocator::Run(Function& func, const Targe
   // instructions the doubled arrays were the largest part of the peak).
   size_t insts = static_cast<size_t>(func.num_insts());
   func.ReserveInsts(insts / 4, insts / 2);
-  RA_ASSIGN_OR_RETURN(s.coalesce, coalescer_.Run(func, vregs_, sets_));
+  RA_ASSIGN_OR_RETURN(s.coalesce, coalescer_.Run(func, vregs_, sets_, analyses_));
   SpillOptions spill;
   spill.heuristic = options_.spill;
   RA_ASSIGN_OR_RETURN(s.spill, spiller_.Run(target, func, vregs_, sets_, locs_, spill));
-  RA_ASSIGN_OR_RETURN(s.reload, reloader_.Run(target, func, sets_, locs_));
-  RA_ASSIGN_OR_RETURN(s.color, colorer_.Run(target, func, vregs_, sets_, locs_));
+  RA_ASSIGN_OR_RETURN(s.reload, reloader_.Run(target, func, sets_, locs_, analyses_));
+  RA_ASSIGN_OR_RETURN(s.color, colorer_.Run(target, func, vregs_, sets_, locs_, analyses_));
   // The colorer read the live sets last: after a large function they go now,
-  // before lowering grows the function (base/warm_buffers.h).
+  // before lowering grows the function (base/warm_buffers.h); the analyses
+  // after lowering, which reads the graph until it splits an edge.
   ReleaseAfterLargeFunction(func.num_insts(), sets_);
   if (options_.lower_params) {
-    RA_ASSIGN_OR_RETURN(s.lower, lowerer_.Run(func, target));
+    RA_ASSIGN_OR_RETURN(s.lower, lowerer_.Run(func, target, analyses_.cfg));
   }
+  ReleaseAfterLargeFunction(func.num_insts(), analyses_);
   return s;
 }
 

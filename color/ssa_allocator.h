@@ -28,6 +28,7 @@
 #include "liveness/live_sets.h"
 #include "spill/reload.h"
 #include "spill/spill.h"
+#include "ssa/cfg.h"
 #include "ssa/ir.h"
 #include "ssa/lower_params.h"
 #include "ssa/value_locations.h"
@@ -71,6 +72,10 @@ class SsaAllocator {
   LiveSets sets_;
   VirtRegs vregs_;
   ValueLocations locs_;
+  // The function's control flow, computed as coalescing leaves it (the later
+  // phases add no blocks until parameters are lowered) and shared by the
+  // phases after it.
+  CfgAnalyses analyses_;
   // The phases, each with its buffers.
   Coalescer coalescer_;
   Spiller spiller_;

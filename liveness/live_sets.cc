@@ -60,7 +60,14 @@ void Union(absl::Span<const uint32_t> a, absl::Span<const uint32_t> b, std::vect
 }  // namespace
 
 void LiveSets::Compute(const Function& func, absl::Span<const uint8_t> skip) {
+  s_.cfg.Compute(func);
+  Compute(func, s_.cfg, skip);
+}
+
+void LiveSets::Compute(const Function& func, const ControlFlowGraph& cfg, absl::Span<const uint8_t> skip) {
+  cfg_ = &cfg;
   ComputeSets(func, skip);
+  cfg_ = nullptr;
   // The working storage is as big as the result: keep it for the next
   // function only when that costs little (a compiler allocating many small
   // functions), not after a large one, where it would stay beside the sets
@@ -223,8 +230,7 @@ void LiveSets::ComputeSets(const Function& func, absl::Span<const uint8_t> skip)
   // successors' live-in, taken once at the end). Blocks are visited in post-order
   // first (successors before predecessors); a block whose live-in grows requeues
   // its predecessors.
-  ControlFlowGraph& cfg = s_.cfg;
-  cfg.Compute(func);
+  const ControlFlowGraph& cfg = *cfg_;
   if (dense) {
     DenseFixpoint(nb, words);
     return;
@@ -372,7 +378,7 @@ void LiveSets::ComputeSets(const Function& func, absl::Span<const uint8_t> skip)
 // (Subzero's sets), where they are small: the same worklist, each transfer a
 // few word operations instead of merging sorted lists element by element.
 void LiveSets::DenseFixpoint(size_t nb, size_t words) {
-  const ControlFlowGraph& cfg = s_.cfg;
+  const ControlFlowGraph& cfg = *cfg_;
   std::vector<uint64_t>& in = s_.in_bits;
   in.assign(nb * words, 0);
   std::vector<uint64_t>& out = s_.out_bits;
@@ -421,7 +427,7 @@ void LiveSets::DenseFixpoint(size_t nb, size_t words) {
 template <typename Visit>
 void LiveSets::Fixpoint(size_t nb, const Visit& visit) {
   s_.queued.assign(nb, 0);
-  s_.work.assign(s_.cfg.rpo().begin(), s_.cfg.rpo().end());  // popped from the back: post-order
+  s_.work.assign(cfg_->rpo().begin(), cfg_->rpo().end());  // popped from the back: post-order
   for (Block b : s_.work) s_.queued[b.index()] = 1;
   while (!s_.work.empty()) {
     Block b = s_.work.back();
@@ -429,7 +435,7 @@ void LiveSets::Fixpoint(size_t nb, const Visit& visit) {
     s_.queued[b.index()] = 0;
     ++block_visits_;
     if (!visit(b)) continue;
-    for (const Edge& e : s_.cfg.preds(b)) {
+    for (const Edge& e : cfg_->preds(b)) {
       if (!s_.queued[e.from.index()]) {
         s_.queued[e.from.index()] = 1;
         s_.work.push_back(e.from);
@@ -457,7 +463,7 @@ void LiveSets::Flatten(size_t nb, const InSize& in_size, const OutSize& out_size
   size.assign(2 * nb, 0);
   for (size_t b = 0; b < nb; ++b) size[2 * b] = static_cast<uint32_t>(in_size(b));
   for (size_t b = 0; b < nb; ++b) {
-    absl::Span<const Edge> succs = s_.cfg.succs(Block(static_cast<uint32_t>(b)));
+    absl::Span<const Edge> succs = cfg_->succs(Block(static_cast<uint32_t>(b)));
     if (succs.empty()) continue;
     bool one = std::all_of(succs.begin(), succs.end(), [&](const Edge& e) { return e.to == succs.front().to; });
     uint32_t out = one ? size[2 * succs.front().to.index()] : static_cast<uint32_t>(out_size(b));

@@ -49,6 +49,9 @@ class LiveSets {
   // them): an allocator's values that live in stack slots, which its later
   // rounds do not track, cost nothing there.
   void Compute(const Function& func, absl::Span<const uint8_t> skip = {});
+  // The same with `func`'s control-flow graph as the caller has it (computed
+  // for `func` as it is now: an allocator's phases share one).
+  void Compute(const Function& func, const ControlFlowGraph& cfg, absl::Span<const uint8_t> skip = {});
 
   // Sorted by value id. Equal sets are often stored once: a block's live-out
   // set is a successor's live-in set whenever they have the same size (that
@@ -109,6 +112,9 @@ class LiveSets {
 
  private:
   void ComputeSets(const Function& func, absl::Span<const uint8_t> skip);
+  // During Compute: the function's control-flow graph (the caller's, or the
+  // scratch one).
+  const ControlFlowGraph* cfg_ = nullptr;
   void DenseFixpoint(size_t nb, size_t words);
   template <typename Visit>
   void Fixpoint(size_t nb, const Visit& visit);

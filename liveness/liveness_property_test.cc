@@ -43,10 +43,11 @@ TEST_P(LivenessProperty, SparseAgreesWithDenseAndPoints) {
     lists.set_long_value_span(LiveSets::kNoLongValues);
     lists.Compute(f);
     // Sorted lists with every value spanning a block or more as bits beside
-    // them (up to the bound).
+    // them (up to the bound), from a control-flow graph the caller keeps.
     mixed.set_dense_max_words(0);
     mixed.set_long_value_span(1);
-    mixed.Compute(f);
+    const ControlFlowGraph callers_cfg(f);
+    mixed.Compute(f, callers_cfg);
     EXPECT_EQ(lists.num_long_values(), 0);
     long_values += mixed.num_long_values();
     DenseLiveness dense(f);

@@ -230,21 +230,31 @@ absl::StatusOr<ReloadStats> InsertReloads(const Target& target, Function& func, 
 
 absl::StatusOr<ReloadStats> Reloader::Run(const Target& target, Function& func, const LiveSets& sets,
                                           ValueLocations& locs) {
-  absl::StatusOr<ReloadStats> s = Rewrite(target, func, sets, locs);
+  absl::StatusOr<ReloadStats> s = Rewrite(target, func, sets, locs, nullptr);
+  ReleaseAfterLargeFunction(func.num_insts(), b_);
+  return s;
+}
+
+absl::StatusOr<ReloadStats> Reloader::Run(const Target& target, Function& func, const LiveSets& sets,
+                                          ValueLocations& locs, const CfgAnalyses& analyses) {
+  absl::StatusOr<ReloadStats> s = Rewrite(target, func, sets, locs, &analyses);
   ReleaseAfterLargeFunction(func.num_insts(), b_);
   return s;
 }
 
 absl::StatusOr<ReloadStats> Reloader::Rewrite(const Target& target, Function& func, const LiveSets& sets,
-                                              ValueLocations& locs) {
+                                              ValueLocations& locs, const CfgAnalyses* analyses) {
   Buffers& buf = *b_;
   ReloadStats stats;
   if (func.IsAllocated()) {
     return absl::FailedPreconditionError(absl::StrCat("function %", func.name(), ": reload needs SSA form"));
   }
   locs.Resize(func.num_values());
-  buf.cfg.Compute(func);
-  const LoopNest& loops = buf.cfg.loops;
+  if (analyses == nullptr) {
+    buf.cfg.Compute(func);
+    analyses = &buf.cfg;
+  }
+  const LoopNest& loops = analyses->loops;
   auto emit = [&](Opcode op, Value def, Value use, std::vector<Inst>& out, int64_t weight) {
     InstData d;
     d.opcode = op;

@@ -37,6 +37,7 @@
 
 #include "absl/status/statusor.h"
 #include "liveness/live_sets.h"
+#include "ssa/cfg.h"
 #include "ssa/ir.h"
 #include "ssa/value_locations.h"
 #include "targets/target.h"
@@ -63,11 +64,16 @@ class Reloader {
   Reloader();
   ~Reloader();
   absl::StatusOr<ReloadStats> Run(const Target& target, Function& func, const LiveSets& sets, ValueLocations& locs);
+  // The same with `func`'s control-flow analyses as the caller has them
+  // (computed for `func` as it is now: an allocator's phases share one).
+  absl::StatusOr<ReloadStats> Run(const Target& target, Function& func, const LiveSets& sets, ValueLocations& locs,
+                                  const CfgAnalyses& analyses);
 
   struct Buffers;  // defined with the phase
 
  private:
-  absl::StatusOr<ReloadStats> Rewrite(const Target& target, Function& func, const LiveSets& sets, ValueLocations& locs);
+  absl::StatusOr<ReloadStats> Rewrite(const Target& target, Function& func, const LiveSets& sets, ValueLocations& locs,
+                                      const CfgAnalyses* analyses);
 
   std::unique_ptr<Buffers> b_;
 };

@@ -14,6 +14,16 @@ absl::StatusOr<LowerParamsStats> LowerBlockParams(Function& func, const Target& 
 }
 
 absl::StatusOr<LowerParamsStats> BlockParamLowerer::Run(Function& func, const Target& target) {
+  return Lower(func, target, nullptr);
+}
+
+absl::StatusOr<LowerParamsStats> BlockParamLowerer::Run(Function& func, const Target& target,
+                                                        const ControlFlowGraph& cfg) {
+  return Lower(func, target, &cfg);
+}
+
+absl::StatusOr<LowerParamsStats> BlockParamLowerer::Lower(Function& func, const Target& target,
+                                                          const ControlFlowGraph* shared) {
   LowerParamsStats stats;
   for (Block b : func.layout()) {
     for (const Operand& p : func.block(b).params) {
@@ -44,14 +54,18 @@ absl::StatusOr<LowerParamsStats> BlockParamLowerer::Run(Function& func, const Ta
     }
     return false;
   };
-  ControlFlowGraph& cfg = cfg_;
-  cfg.Compute(func);
-  for (const Edge& e : cfg.all_edges()) {
-    if (!cfg.IsCritical(e) || !needs_moves(e)) continue;
+  if (shared == nullptr) {
+    cfg_.Compute(func);
+    shared = &cfg_;
+  }
+  for (const Edge& e : shared->all_edges()) {
+    if (!shared->IsCritical(e) || !needs_moves(e)) continue;
     stats.edges_split = SplitCriticalEdges(func, needs_moves);
-    cfg.Compute(func);
+    cfg_.Compute(func);
+    shared = &cfg_;
     break;
   }
+  const ControlFlowGraph& cfg = *shared;
   std::vector<Block>& layout = layout_;
   layout.assign(func.layout().begin(), func.layout().end());
   std::vector<CopyMove>& moves = moves_;

@@ -47,8 +47,13 @@ absl::StatusOr<LowerParamsStats> LowerBlockParams(Function& func, const Target& 
 class BlockParamLowerer {
  public:
   absl::StatusOr<LowerParamsStats> Run(Function& func, const Target& target);
+  // The same with `func`'s control-flow graph as the caller has it (computed
+  // for `func` as it is now), read until an edge must be split.
+  absl::StatusOr<LowerParamsStats> Run(Function& func, const Target& target, const ControlFlowGraph& cfg);
 
  private:
+  absl::StatusOr<LowerParamsStats> Lower(Function& func, const Target& target, const ControlFlowGraph* cfg);
+
   ControlFlowGraph cfg_;
   std::vector<Block> layout_;
   std::vector<CopyMove> moves_;
