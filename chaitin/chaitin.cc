@@ -398,7 +398,8 @@ class Chaitin {
   // A block's instructions being rewritten (a copy) and the new list.
   std::vector<Inst>& insts_;
   std::vector<Inst>& out_;
-  // The round's control flow (BuildGraph's; spill code adds no blocks or edges).
+  // The function's control flow (the first round's BuildGraph computes it;
+  // spill code adds no blocks or edges).
   CfgAnalyses& analyses_;
 };
 
@@ -1101,10 +1102,12 @@ void Chaitin::AppendBranchArg(Inst branch, int target, Value v) {
 // Step 2 and 3: nodes, masks, cost, area and the interference graph.
 absl::Status Chaitin::BuildGraph() {
   const int nv = f_.num_values();
-  // Values in stack slots have no node: the sets leave them out.
-  sets_.Compute(f_, stack_);
-  analyses_.Compute(f_);
+  // The control flow is the first round's: spill code, split parameters and
+  // constants made again add no blocks or edges.
+  if (round_ == 1) analyses_.Compute(f_);
   const ControlFlowGraph& cfg = analyses_.cfg;
+  // Values in stack slots have no node: the sets leave them out.
+  sets_.Compute(f_, cfg, stack_);
   weight_.assign(f_.num_blocks(), 1);
   for (Block b : f_.layout()) weight_[b.index()] = analyses_.loops.Weight(b);
 
