@@ -40,7 +40,8 @@ namespace chaitin_internal {
 // C2's reg_split across blocks, with SSA repair (ChaitinOptions::joins). A
 // slot value's split piece (RewriteStackUses) may live on past the end of its
 // block where nothing after its last read there is a barrier of its bank (a
-// high-pressure instruction or a clobber), into a successor that reads it
+// high-pressure instruction: a call is one where more of the bank's values
+// live across it than the registers it spares), into a successor that reads it
 // before its first barrier, or that has none and passes it on. `serve` holds
 // the (block, slot value) pairs a piece entering would serve (backward from
 // those reads through blocks clear of barriers, up to the slot value's
@@ -137,6 +138,7 @@ struct Buffers {
     std::vector<uint32_t> stale;
     std::vector<int> pressure;
     std::vector<int> inst_max;
+    std::vector<int> spared;
   };
   BuildGraphScratch build_graph;
   std::vector<Inst> rematerialize_constant_arguments_consts;
@@ -654,7 +656,6 @@ bool Chaitin::PieceRead(absl::Span<const Operand> ops, size_t k, size_t first_ar
 void Chaitin::AnalyzeJoins(JoinPieces& j, const std::vector<Block>& stack_def) {
   const ControlFlowGraph& cfg = analyses_.cfg;
   const int nb = t_.num_banks();
-  const uint8_t all_banks = static_cast<uint8_t>((1u << nb) - 1);
   j.range.assign(f_.num_blocks(), {0, 0});
   j.uses.clear();
   j.clear.assign(static_cast<size_t>(f_.num_blocks()) * nb, 0);
@@ -679,7 +680,7 @@ void Chaitin::AnalyzeJoins(JoinPieces& j, const std::vector<Block>& stack_def) {
     std::fill(barriers, barriers + nb, 0);
     for (Inst i : f_.block(b).insts) {
       const InstData& d = f_.inst(i);
-      const uint8_t bits = HrpBits(i) | (d.clobbers >= 0 ? all_banks : 0);
+      const uint8_t bits = HrpBits(i);
       if (!IsMoveLike(d.opcode)) {
         absl::Span<const Operand> ops = f_.operands(i);
         const size_t first_arg = IsBranch(d.opcode) ? f_.NumNonArgOperands(i) : ops.size();
@@ -1193,6 +1194,7 @@ absl::Status Chaitin::BuildGraph() {
   for (NodeSet& l : live) l.Reset(static_cast<int>(nn));
   std::vector<int>& pressure = scratch.pressure;
   pressure.assign(nbanks, 0);
+  scratch.spared.clear();  // clobber sets are the function's
   block_pressure_.assign(static_cast<size_t>(f_.num_blocks()) * nbanks, 0);
   // Only splitting reads the high-pressure marks.
   const bool mark = Splitting();
@@ -1307,6 +1309,26 @@ absl::Status Chaitin::BuildGraph() {
         // such node is named once the walk is done).
         RegSet hit;
         for (PReg r : f_.clobber_set(d.clobbers)) hit |= t_.Aliases(r);
+        // A call is high-pressure for a bank where more of its values live
+        // across it than the registers it spares hold: a split piece does
+        // not live across it there (C2 splits around calls).
+        if (mark) {
+          std::vector<int>& spared = scratch.spared;  // by clobber set and bank, -1 until asked
+          const size_t at = static_cast<size_t>(d.clobbers) * nbanks;
+          if (spared.size() < at + nbanks) spared.resize(at + nbanks, -1);
+          if (spared[at] < 0) {
+            for (int k = 0; k < nbanks; ++k) spared[at + k] = 0;
+            for (int c = 0; c < t_.num_classes(); ++c) {
+              const RegClassInfo& info = t_.Class(RegClass(c));
+              RegSet left = info.counted;
+              left.Subtract(hit);
+              spared[at + info.bank] = std::max(spared[at + info.bank], left.Count() * info.pressure_weight);
+            }
+          }
+          for (int k = 0; k < nbanks; ++k) {
+            if (pressure[k] > spared[at + k]) hrp_[i.index()] |= static_cast<uint8_t>(1u << k);
+          }
+        }
         for (const NodeSet& l : live) {
           l.ForEach([&](uint32_t x) {
             if (!precolored_[x]) {

@@ -107,7 +107,8 @@ struct ChaitinOptions {
   // order.
   bool bias = true;
   // C2's splitting at the boundaries of high-pressure regions (instructions
-  // where more of a bank's values live at once than it has registers): a
+  // where more of a bank's values live at once than it has registers, and
+  // calls where more of them live across than the registers it spares): a
   // spilled live range keeps its register through its defining block where the
   // block's pressure fits its bank; within a block, one reload serves the uses
   // up to the next high-pressure instruction of its bank (a piece lives across
@@ -121,8 +122,9 @@ struct ChaitinOptions {
   bool split = true;
   // C2's reg_split across block boundaries, with SSA repair (with split): a
   // split piece lives on past its block where nothing after its last read
-  // there is a barrier of its bank (a high-pressure instruction or a clobber),
-  // into successors that read it before their first barrier or pass it on
+  // there is a barrier of its bank (a high-pressure instruction; a call is one
+  // where more of the bank's values live across it than the registers it
+  // spares), into successors that read it before their first barrier or pass it on
   // through a block with none; a value kept through its defining block leaves
   // it in its register. Where pieces from several edges meet, a new block
   // parameter takes them (C2's phi for a split live range;

@@ -509,11 +509,11 @@ TEST(ChaitinTest, SpillsUnderPressureAndConverges) {
 // A parameter made where split pieces meet can spill again in a later round
 // (its live range fit the pressure, not the graph's colors): it goes, with its
 // arguments and any piece left unread, and its readers reload from the slot.
-// These generated functions (AArch64, 150 instructions, seeds 130, 132, 546,
-// 553 and 682 of the fuzz test's) each drop one.
+// These generated functions (AArch64, 150 instructions, seeds 750, 906, 910
+// and 934 of the fuzz test's) each drop one.
 TEST(ChaitinTest, SplitParametersSpilledAgainGoWithTheirArguments) {
   int dropped = 0;
-  for (uint64_t seed : {130, 132, 546, 553, 682}) {
+  for (uint64_t seed : {750, 906, 910, 934}) {
     GeneratorOptions g;
     g.num_insts = 150;
     Function f = Generate(seed, g, T("aarch64")).value();
@@ -544,7 +544,7 @@ TEST(ChaitinTest, SplitParametersSpilledAgainGoWithTheirArguments) {
       }
     }
   }
-  EXPECT_EQ(dropped, 5);
+  EXPECT_EQ(dropped, 4);
 }
 
 // Sixteen constants live across a call on AArch64, which preserves ten general
