@@ -272,10 +272,18 @@ class Chaitin {
   void RenameUses(const std::vector<Value>& rename, const std::vector<uint8_t>& skip);
   struct LoopReloads;
   void AnalyzeJoins(JoinPieces& j, const std::vector<Block>& stack_def);
-  bool PieceRead(absl::Span<const Operand> ops, size_t k, size_t first_arg) const;
+  // Whether operand k of `ops` (a non-move instruction's; its branch
+  // arguments from `first_arg`) reads a slot value in a register through a
+  // split piece. A two-address source dies at its instruction: never a
+  // shared piece.
+  bool PieceRead(absl::Span<const Operand> ops, size_t k, size_t first_arg) const {
+    const Operand& op = ops[k];
+    if (!op.IsUse() || k >= first_arg || !stack_[op.value().index()]) return false;
+    const ConstraintKind c = op.constraint();
+    if (c == ConstraintKind::kAny || c == ConstraintKind::kStack || c == ConstraintKind::kFixed) return false;
+    return Splitting() && !hrp_.empty() && !nosplit_[op.value().index()] && !IsReuseSource(ops, k);
+  }
   absl::Status RewriteStackUses();
-  // Appends `v` to the arguments `branch` passes to its `target`-th target.
-  void AppendBranchArg(Inst branch, int target, Value v);
   // Removes the split parameters in `drop` (spilled again: their uses now read
   // the slot value) with their arguments, then every split piece left
   // without a use (a reload, or a parameter whose reader went).
@@ -640,19 +648,6 @@ struct Chaitin::LoopReloads {
 };
 
 
-// Whether operand k of `ops` (a non-move instruction's; its branch arguments
-// from `first_arg`) reads a slot value in a register through a split piece.
-bool Chaitin::PieceRead(absl::Span<const Operand> ops, size_t k, size_t first_arg) const {
-  const Operand& op = ops[k];
-  if (!op.IsUse() || k >= first_arg || !stack_[op.value().index()]) return false;
-  if (op.constraint() == ConstraintKind::kAny || op.constraint() == ConstraintKind::kStack ||
-      op.constraint() == ConstraintKind::kFixed) {
-    return false;
-  }
-  // A two-address source dies at its instruction: never a shared piece.
-  return Splitting() && !hrp_.empty() && !nosplit_[op.value().index()] && !IsReuseSource(ops, k);
-}
-
 void Chaitin::AnalyzeJoins(JoinPieces& j, const std::vector<Block>& stack_def) {
   const ControlFlowGraph& cfg = analyses_.cfg;
   const int nb = t_.num_banks();
@@ -666,6 +661,7 @@ void Chaitin::AnalyzeJoins(JoinPieces& j, const std::vector<Block>& stack_def) {
   j.out.clear();
   j.entering.clear();
   j.params.clear();
+  j.kept.clear();
   // Each block's reads, in block-index order (blocks out of the walk read nothing).
   struct Seen {
     uint32_t value;
@@ -685,7 +681,7 @@ void Chaitin::AnalyzeJoins(JoinPieces& j, const std::vector<Block>& stack_def) {
         absl::Span<const Operand> ops = f_.operands(i);
         const size_t first_arg = IsBranch(d.opcode) ? f_.NumNonArgOperands(i) : ops.size();
         for (size_t k = 0; k < ops.size(); ++k) {
-          if (!ops[k].IsUse() || !stack_[ops[k].value().index()] || !PieceRead(ops, k, first_arg)) continue;
+          if (!PieceRead(ops, k, first_arg)) continue;
           const uint32_t v = ops[k].value().index();
           if (remat_[v].IsValid()) continue;  // constants are made again at each use
           Seen* s = nullptr;
@@ -760,7 +756,6 @@ void Chaitin::AnalyzeJoins(JoinPieces& j, const std::vector<Block>& stack_def) {
   };
   // A value kept in its register through its defining block (clear of
   // barriers: SpillEverywhere) leaves it in that register.
-  j.kept.clear();
   const std::vector<Block>& keep_in = buf_.spill_everywhere_keep_in;
   for (size_t v = 0; v < keep_in.size(); ++v) {
     if (!keep_in[v].IsValid() || !stored_[v].IsValid()) continue;
@@ -1071,7 +1066,8 @@ absl::Status Chaitin::RewriteStackUses() {
         auto it = joins->out.find(JoinPieces::Key(e.from, p.of.index()));
         const bool piece = it != joins->out.end();
         stats_.split_carried += piece;
-        AppendBranchArg(e.branch, e.target, piece ? it->second : p.of);
+        const Operand arg = Operand::Use(piece ? it->second : p.of);
+        f_.SpliceBranchArgs(e.branch, e.target, f_.targets(e.branch)[e.target].num_args, 0, absl::MakeConstSpan(&arg, 1));
         if (o_.dump) {
           absl::StrAppend(&edges, edges.empty() ? "" : ", ", f_.BlockName(e.from), " ",
                           piece ? f_.ValueName(it->second) : absl::StrCat(f_.ValueName(p.of), " (reloads)"));
@@ -1088,16 +1084,6 @@ absl::Status Chaitin::RewriteStackUses() {
     if (f_.num_insts() > kWarmBufferInsts) *joins = JoinPieces();
   }
   return absl::OkStatus();
-}
-
-void Chaitin::AppendBranchArg(Inst branch, int target, Value v) {
-  absl::InlinedVector<Operand, 16> ops(f_.operands(branch).begin(), f_.operands(branch).end());
-  absl::Span<BranchTarget> targets = f_.mutable_targets(branch);
-  const size_t at = targets[target].first_arg + targets[target].num_args;
-  ops.insert(ops.begin() + at, Operand::Use(v));
-  ++targets[target].num_args;
-  for (size_t t = target + 1; t < targets.size(); ++t) ++targets[t].first_arg;
-  f_.SetOperands(branch, ops);
 }
 
 // Step 2 and 3: nodes, masks, cost, area and the interference graph.
@@ -2045,14 +2031,8 @@ void Chaitin::DropSplitParams(const std::vector<Value>& drop) {
     while (params[k].value() != p) ++k;
     params.erase(params.begin() + k);
     for (const Edge& e : cfg.preds(b)) {
-      absl::InlinedVector<Operand, 16> ops(f_.operands(e.branch).begin(), f_.operands(e.branch).end());
-      absl::Span<BranchTarget> targets = f_.mutable_targets(e.branch);
-      const size_t at = targets[e.target].first_arg + k;
-      const Value a = ops[at].value();
-      ops.erase(ops.begin() + at);
-      --targets[e.target].num_args;
-      for (size_t t = e.target + 1; t < targets.size(); ++t) --targets[t].first_arg;
-      f_.SetOperands(e.branch, ops);
+      const Value a = f_.BranchArgs(e.branch, e.target)[k].value();
+      f_.SpliceBranchArgs(e.branch, e.target, k, 1, {});
       unuse(a);
     }
     ++stats_.split_dropped;

@@ -194,22 +194,9 @@ int SplitCriticalEdges(Function& func, const std::function<bool(const Edge&)>& f
     const BranchTarget to[] = {{bt.block, 0, static_cast<uint16_t>(args.size())}};
     Inst j = func.NewInst(jump, args, to);  // may reallocate the instruction table
     func.block(mid).insts.push_back(j);
-    // Rebuild the branch's operands without this target's arguments.
-    std::vector<Operand> kept;
-    absl::Span<const Operand> old = func.operands(e.branch);
-    for (size_t i = 0; i < old.size(); ++i) {
-      bool is_arg = i >= bt.first_arg && i < size_t{bt.first_arg} + bt.num_args;
-      if (!is_arg) kept.push_back(old[i]);
-    }
-    func.SetOperands(e.branch, kept);
-    absl::Span<BranchTarget> targets = func.mutable_targets(e.branch);
-    for (int t = 0; t < static_cast<int>(targets.size()); ++t) {
-      if (t == e.target) {
-        targets[t] = BranchTarget{mid, bt.first_arg, 0};
-      } else if (targets[t].first_arg > bt.first_arg) {
-        targets[t].first_arg = static_cast<uint16_t>(targets[t].first_arg - bt.num_args);
-      }
-    }
+    // The branch passes this target's arguments no more, and jumps to mid.
+    func.SpliceBranchArgs(e.branch, e.target, 0, bt.num_args, {});
+    func.mutable_targets(e.branch)[e.target].block = mid;
   }
   if (!critical.empty()) {
     std::vector<Block> layout;

@@ -1,5 +1,6 @@
 #include "ssa/ir.h"
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "base/grow.h"
 
@@ -166,6 +167,21 @@ Inst Function::NewInst(const InstData& data, absl::Span<const Operand> operands,
 void Function::SetTargets(Inst i, absl::Span<const BranchTarget> targets) {
   InstData& d = insts_[i.index()];
   ReplaceInPool(target_pool_, d.first_target, d.target_count, targets);
+}
+
+void Function::SpliceBranchArgs(Inst branch, int target, size_t k, size_t count, absl::Span<const Operand> args) {
+  absl::Span<const Operand> old = operands(branch);
+  const size_t at = targets(branch)[target].first_arg + k;
+  absl::InlinedVector<Operand, 16> ops;
+  for (size_t i = 0; i < at; ++i) ops.push_back(old[i]);
+  for (const Operand& a : args) ops.push_back(a);
+  for (size_t i = at + count; i < old.size(); ++i) ops.push_back(old[i]);
+  SetOperands(branch, ops);
+  absl::Span<BranchTarget> ts = mutable_targets(branch);
+  ts[target].num_args = static_cast<uint16_t>(ts[target].num_args - count + args.size());
+  for (size_t t = target + 1; t < ts.size(); ++t) {
+    ts[t].first_arg = static_cast<uint16_t>(ts[t].first_arg - count + args.size());
+  }
 }
 
 void Function::SetOperands(Inst i, absl::Span<const Operand> operands) {

@@ -391,6 +391,10 @@ class Function {
   }
   // Replaces a branch's targets (the old ones stay in the pool, unused).
   void SetTargets(Inst i, absl::Span<const BranchTarget> targets);
+  // Replaces `count` of the arguments `branch` passes to its `target`-th
+  // target, from its `k`-th on, with `args` (count 0: an insertion; no args:
+  // an erasure); the later targets' arguments move along.
+  void SpliceBranchArgs(Inst branch, int target, size_t k, size_t count, absl::Span<const Operand> args);
   // The args a branch passes to its `t`-th target.
   absl::Span<const Operand> BranchArgs(Inst i, int t) const {
     const BranchTarget& bt = targets(i)[t];
