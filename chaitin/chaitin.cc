@@ -150,8 +150,7 @@ struct Buffers {
   std::vector<uint32_t> color_low;
   std::vector<uint32_t> color_stack;
   std::vector<uint32_t> color_remaining;
-  std::vector<uint32_t> color_by_score;
-  std::vector<double> color_score;
+  std::vector<std::pair<double, uint32_t>> color_by_score;
   std::vector<uint64_t> color_alive_bits;      // by node, a bit each: not merged into another
   std::vector<uint64_t> color_unremoved_bits;  // still in the simplify graph
   std::vector<uint64_t> color_colored_bits;    // given a register (precolored or by select)
@@ -1089,9 +1088,9 @@ absl::Status Chaitin::RewriteStackUses() {
 // Step 2 and 3: nodes, masks, cost, area and the interference graph.
 absl::Status Chaitin::BuildGraph() {
   const int nv = f_.num_values();
-  // The control flow is the first round's: spill code, split parameters and
-  // constants made again add no blocks or edges.
-  if (round_ == 1) analyses_.Compute(f_);
+  // The control flow is the verifier's (ChaitinAllocator::Coalesce): the
+  // constraint copies, spill code, split parameters and constants made again
+  // add no blocks or edges.
   const ControlFlowGraph& cfg = analyses_.cfg;
   // Values in stack slots have no node: the sets leave them out.
   sets_.Compute(f_, cfg, stack_);
@@ -1706,10 +1705,11 @@ absl::Status Chaitin::Color(std::vector<uint32_t>& spilled) {
     }
   }
   size_t left = remaining.size();
-  std::vector<uint32_t>& by_score = buf_.color_by_score;
+  // (score, node) pairs: sorted, the lowest score first and, among equal
+  // scores, the lowest node (a stable sort of the nodes by score, without
+  // reading the scores through the nodes at each comparison).
+  std::vector<std::pair<double, uint32_t>>& by_score = buf_.color_by_score;
   by_score.clear();
-  std::vector<double>& score = buf_.color_score;
-  score.clear();
   size_t next_by_score = 0;
   auto take = [&](uint32_t n) {
     clear_bit(unremoved, n);
@@ -1738,13 +1738,12 @@ absl::Status Chaitin::Color(std::vector<uint32_t>& spilled) {
     // Blocked: the lowest score goes (optimistically, or spilled at once).
     // Scores do not change within a round: walk them in order once.
     if (by_score.empty()) {
-      by_score = remaining;
-      score.assign(nn, 0.0);
-      for (uint32_t n : remaining) score[n] = Score(cost_[n], area_[n], node_temp_[n]);
-      std::stable_sort(by_score.begin(), by_score.end(), [&](uint32_t a, uint32_t b) { return score[a] < score[b]; });
+      by_score.reserve(remaining.size());
+      for (uint32_t n : remaining) by_score.emplace_back(Score(cost_[n], area_[n], node_temp_[n]), n);
+      std::sort(by_score.begin(), by_score.end());
     }
-    while (removed(by_score[next_by_score])) ++next_by_score;
-    uint32_t best = by_score[next_by_score];
+    while (removed(by_score[next_by_score].second)) ++next_by_score;
+    uint32_t best = by_score[next_by_score].second;
     if (o_.optimistic || node_temp_[best]) {
       stack.push_back(best);
     } else {
@@ -2190,7 +2189,8 @@ absl::StatusOr<ChaitinStats> ChaitinAllocator::Coalesce(Function& func, const Ta
   if (func.IsAllocated()) {
     return absl::FailedPreconditionError(absl::StrCat("function %", func.name(), ": chaitin needs SSA form"));
   }
-  RA_RETURN_IF_ERROR(verifier_.Run(func, target));
+  // The verifier's analyses are the first round's (chaitin adds no blocks).
+  RA_RETURN_IF_ERROR(verifier_.Run(func, target, buffers_->cfg));
   RA_RETURN_IF_ERROR(CheckRegisterDemand(func, target));
   stats_ = ChaitinStats();
   active_ = std::make_unique<chaitin_internal::Chaitin>(func, target, options_, sets_, ifg_, stats_, *buffers_);

@@ -115,32 +115,37 @@ absl::StatusOr<CoalesceStats> Coalesce(Function& f, VirtRegs& vregs, LiveSets& s
 
 absl::StatusOr<CoalesceStats> Coalescer::Run(Function& f, VirtRegs& vregs, LiveSets& sets) {
   a_ = &own_;
-  absl::StatusOr<CoalesceStats> st = Rounds(f, vregs, sets);
+  own_.cfg.Compute(f);
+  absl::StatusOr<CoalesceStats> st = Rounds(f, vregs, sets, /*dom_current=*/false);
   ReleaseAfterLargeFunction(f.num_insts(), *this);
   return st;
 }
 
 absl::StatusOr<CoalesceStats> Coalescer::Run(Function& f, VirtRegs& vregs, LiveSets& sets, CfgAnalyses& analyses) {
   a_ = &analyses;
-  absl::StatusOr<CoalesceStats> st = Rounds(f, vregs, sets);
-  if (st.ok()) analyses.loops.Compute(f, analyses.cfg, analyses.dom);
+  bool split = false;
+  absl::StatusOr<CoalesceStats> st = Rounds(f, vregs, sets, /*dom_current=*/true, &split);
+  if (st.ok() && split) analyses.loops.Compute(f, analyses.cfg, analyses.dom);
   a_ = nullptr;
   ReleaseAfterLargeFunction(f.num_insts(), *this);
   return st;
 }
 
-absl::StatusOr<CoalesceStats> Coalescer::Rounds(Function& f, VirtRegs& vregs, LiveSets& sets) {
+absl::StatusOr<CoalesceStats> Coalescer::Rounds(Function& f, VirtRegs& vregs, LiveSets& sets, bool dom_current,
+                                                bool* split) {
   CoalesceStats st;
   if (f.IsAllocated()) {
     return absl::FailedPreconditionError(absl::StrCat("function %", f.name(), ": coalescing needs SSA form"));
   }
   // Two edges from one block into one block (both critical) would need two
   // values in one virtual register at once: split critical edges first.
-  a_->cfg.Compute(f);
+  // (a_->cfg is f's: the caller's, or computed by Run.)
   for (const Edge& e : a_->cfg.all_edges()) {
     if (!a_->cfg.IsCritical(e)) continue;
     SplitCriticalEdges(f);
     a_->cfg.Compute(f);
+    dom_current = false;
+    if (split != nullptr) *split = true;
     break;
   }
   f_ = &f;
@@ -148,7 +153,7 @@ absl::StatusOr<CoalesceStats> Coalescer::Rounds(Function& f, VirtRegs& vregs, Li
   copied_args_.clear();
   isolated_params_.clear();
   sets.Compute(f, a_->cfg);  // once: see StartRound
-  a_->dom.Compute(f, a_->cfg);
+  if (!dom_current) a_->dom.Compute(f, a_->cfg);
   while (true) {
     ++st.rounds;
     if (st.rounds > 4) {

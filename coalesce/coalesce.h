@@ -93,9 +93,11 @@ absl::StatusOr<CoalesceStats> Coalesce(Function& func, VirtRegs& vregs, LiveSets
 class Coalescer {
  public:
   absl::StatusOr<CoalesceStats> Run(Function& func, VirtRegs& vregs, LiveSets& sets);
-  // The same, leaving in `analyses` the control-flow graph, dominator tree and
-  // loop nest of `func` as coalescing leaves it (its copies add no blocks), for
-  // the phases after it to share.
+  // The same with the caller's `analyses`: on entry the control-flow graph,
+  // dominator tree and loop nest of `func` as it is (a verifier's:
+  // FunctionVerifier::Run(func, target, analyses)), on return those of `func`
+  // as coalescing leaves it (recomputed where it split critical edges; its
+  // copies add no blocks), for the phases after it to share.
   absl::StatusOr<CoalesceStats> Run(Function& func, VirtRegs& vregs, LiveSets& sets, CfgAnalyses& analyses);
 
  private:
@@ -109,7 +111,10 @@ class Coalescer {
     int param;
   };
 
-  absl::StatusOr<CoalesceStats> Rounds(Function& func, VirtRegs& vregs, LiveSets& sets);
+  // With a_->cfg computed for `func`, and a_->dom too if `dom_current`; sets
+  // *split where it split critical edges.
+  absl::StatusOr<CoalesceStats> Rounds(Function& func, VirtRegs& vregs, LiveSets& sets, bool dom_current,
+                                       bool* split = nullptr);
   // One round: the live ranges and the union-find of the function as it is now.
   void StartRound();
   Value Find(Value v);

@@ -12,7 +12,7 @@ absl::StatusOr<SsaAllocationStats> SsaAllocator::Run(Function& func, const Targe
   if (func.IsAllocated()) {
     return absl::FailedPreconditionError(absl::StrCat("function %", func.name(), ": the ssa allocator needs SSA form"));
   }
-  RA_RETURN_IF_ERROR(verifier_.Run(func, target));
+  RA_RETURN_IF_ERROR(verifier_.Run(func, target, analyses_));  // and its analyses, for the phases
   RA_RETURN_IF_ERROR(CheckRegisterDemand(func, target));
   // The phases add copies, spills, reloads and moves: about a quarter more
   // instructions on the generated functions. Room for them now grows the

@@ -7,8 +7,11 @@ namespace regalloc {
 
 absl::StatusOr<LsraBuildStats> LsraAllocator::Build(Function& func, const Target& target) {
   if (func.IsAllocated()) return absl::FailedPreconditionError("the linear-scan allocator needs SSA form");
-  sets_.Compute(func);
-  absl::StatusOr<LsraBuildStats> s = build_.Run(target, func, sets_, options_.build);
+  // One control-flow graph for the verifier, the live sets, the build and
+  // resolution.
+  RA_RETURN_IF_ERROR(verifier_.Run(func, target, analyses_));
+  sets_.Compute(func, analyses_.cfg);
+  absl::StatusOr<LsraBuildStats> s = build_.Run(target, func, sets_, options_.build, analyses_);
   // Nothing reads the sets after the build (LsraBuild::LiveInto): after a
   // large function they go before allocation (base/warm_buffers.h).
   if (func.num_insts() > kWarmBufferInsts) sets_.Release();
@@ -21,7 +24,9 @@ absl::StatusOr<LsraAllocStats> LsraAllocator::Allocate(Function& func, const Tar
 
 absl::StatusOr<LsraResolveStats> LsraAllocator::Resolve(Function& func, const Target& target,
                                                         const LsraResolveOptions& options) {
-  return resolver_.Run(target, func, build_, alloc_, options, &build_);
+  absl::StatusOr<LsraResolveStats> s = resolver_.Run(target, func, build_, alloc_, options, &build_);
+  ReleaseAfterLargeFunction(func.num_insts(), analyses_);
+  return s;
 }
 
 absl::StatusOr<LsraAllocatorStats> LsraAllocator::Run(Function& func, const Target& target) {

@@ -23,7 +23,9 @@
 #include "lsra/allocate.h"
 #include "lsra/build.h"
 #include "lsra/resolve.h"
+#include "ssa/cfg.h"
 #include "ssa/ir.h"
+#include "ssa/verifier.h"
 #include "targets/target.h"
 
 namespace regalloc {
@@ -61,6 +63,8 @@ class LsraAllocator {
 
  private:
   LsraAllocatorOptions options_;
+  FunctionVerifier verifier_;
+  CfgAnalyses analyses_;  // the function's, from the verifier: the sets, build and resolution share them
   LiveSets sets_;
   LsraBuild build_;
   LsraAllocation alloc_;

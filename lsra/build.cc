@@ -181,12 +181,21 @@ void LsraBuild::OrderBlocks(const Function& func, const ControlFlowGraph& cfg, c
 
 absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& func, const LiveSets& sets,
                                               const LsraBuildOptions& options) {
-  LsraBuildStats stats;
-  target_ = &target;
   if (func.IsAllocated()) {
     return absl::FailedPreconditionError(absl::StrCat("function %", func.name(), ": lsra_build needs SSA form"));
   }
-  RA_RETURN_IF_ERROR(scratch_.verifier.Run(func, target));
+  RA_RETURN_IF_ERROR(scratch_.verifier.Run(func, target, own_analyses_));
+  return Run(target, func, sets, options, own_analyses_);
+}
+
+absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& func, const LiveSets& sets,
+                                              const LsraBuildOptions& options, const CfgAnalyses& verified) {
+  LsraBuildStats stats;
+  target_ = &target;
+  analyses_ = &verified == &own_analyses_ ? nullptr : &verified;
+  if (func.IsAllocated()) {
+    return absl::FailedPreconditionError(absl::StrCat("function %", func.name(), ": lsra_build needs SSA form"));
+  }
   RA_RETURN_IF_ERROR(CheckRegisterDemand(func, target));
   // Per type: has the target a class for it? (-1: not asked yet.)
   int8_t has_class[kNumTypes];
@@ -201,18 +210,10 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
                                                      target.name(), " has no registers"));
     }
   }
-  ControlFlowGraph& cfg = scratch_.cfg;
-  cfg.Compute(func);
-  for (Block b : func.layout()) {
-    if (!cfg.Reachable(b)) {
-      return absl::InvalidArgumentError(absl::StrCat("function %", func.name(), ", ", func.BlockName(b),
-                                                     " is unreachable; remove it before lsra_build"));
-    }
-  }
+  // (The verifier rejected unreachable blocks.)
+  const ControlFlowGraph& cfg = verified.cfg;
   RA_RETURN_IF_ERROR(InsertReuseCopies(func, sets, stats));
-  scratch_.dom.Compute(func, cfg);
-  scratch_.loops.Compute(func, cfg, scratch_.dom);
-  const LoopNest& loops = scratch_.loops;
+  const LoopNest& loops = verified.loops;
   OrderBlocks(func, cfg, loops);
   depth_.assign(func.num_blocks(), 0);
   for (Block b : func.layout()) depth_[b.index()] = loops.depth(b);

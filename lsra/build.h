@@ -163,6 +163,17 @@ class LsraBuild {
  public:
   absl::StatusOr<LsraBuildStats> Run(const Target& target, Function& func, const LiveSets& sets,
                                      const LsraBuildOptions& options = LsraBuildOptions());
+  // The same for a caller that verified `func` itself and keeps its analyses
+  // (FunctionVerifier::Run(func, target, analyses), as LsraAllocator does, so
+  // that the live sets are computed on the same graph): they are not
+  // verified or computed again, and they must outlive the build's use
+  // (analyses(), read by resolution).
+  absl::StatusOr<LsraBuildStats> Run(const Target& target, Function& func, const LiveSets& sets,
+                                     const LsraBuildOptions& options, const CfgAnalyses& verified);
+
+  // The control-flow graph, dominator tree and loop nest of the function as
+  // built (Build adds copies, no blocks): resolution reads the graph.
+  const CfgAnalyses& analyses() const { return analyses_ != nullptr ? *analyses_ : own_analyses_; }
 
   // Block order and positions.
   const std::vector<Block>& order() const { return order_; }
@@ -253,10 +264,11 @@ class LsraBuild {
     std::vector<uint8_t> placed;
     std::vector<std::tuple<int, uint32_t, int, uint32_t>> ready;  // OrderBlocks' heap
     FunctionVerifier verifier;
-    ControlFlowGraph cfg;
-    DominatorTree dom;
-    LoopNest loops;
   } scratch_;
+  // The analyses when the caller keeps none: not with the scratch, which goes
+  // after a large function's build, as resolution reads them after it.
+  CfgAnalyses own_analyses_;
+  const CfgAnalyses* analyses_ = nullptr;  // the caller's, or null for own_analyses_
 };
 
 }  // namespace regalloc

@@ -52,7 +52,6 @@ struct LsraResolver::Buffers {
   std::vector<uint8_t> stored, block_start;
   std::vector<uint32_t> piece_hint;  // Resolver::At's, per value
   std::vector<std::pair<uint32_t, uint32_t>> splits;
-  ControlFlowGraph cfg;
   std::vector<EdgeCopy> edges;
   std::vector<CopyMove> edge_moves, moves;
   std::vector<Inst> insts, out, emitted;
@@ -389,8 +388,7 @@ absl::Status Resolver::ResolveBlock(Block b) {
 }
 
 absl::StatusOr<LsraResolveStats> Resolver::Run() {
-  ControlFlowGraph& cfg = buf_.cfg;
-  cfg.Compute(f_);
+  const ControlFlowGraph& cfg = b_.analyses().cfg;  // the function's blocks are the build's
   stored_.assign(f_.num_values(), 0);
   piece_hint_.assign(b_.num_values(), 0);
   splits_.clear();

@@ -104,12 +104,12 @@ void Intersect(absl::Span<const Interval> a, absl::Span<const Interval> b, std::
 
 int SplitLoopEntries(Function& func) {
   CfgAnalyses analyses;
+  analyses.Compute(func);
   std::vector<int> outside_preds;
   return SplitLoopEntries(func, analyses, outside_preds);
 }
 
 int SplitLoopEntries(Function& func, CfgAnalyses& analyses, std::vector<int>& outside_preds) {
-  analyses.Compute(func);
   const ControlFlowGraph& cfg = analyses.cfg;
   const LoopNest& loops = analyses.loops;
   outside_preds.assign(func.num_blocks(), 0);
@@ -122,7 +122,10 @@ int SplitLoopEntries(Function& func, CfgAnalyses& analyses, std::vector<int>& ou
   };
   bool any = false;
   for (const Edge& e : cfg.all_edges()) any |= cfg.IsCritical(e) && split(e);
-  return any ? SplitCriticalEdges(func, split) : 0;
+  if (!any) return 0;
+  const int n = SplitCriticalEdges(func, split);
+  analyses.Compute(func);
+  return n;
 }
 
 size_t PackingProblem::MemoryBytes() const {
@@ -188,19 +191,25 @@ bool AreRivals(const PackingProblem& problem, uint32_t a, uint32_t b) {
 
 absl::Status BuildPackingProblem(const Function& func, const Target& target, const PackingOptions& options,
                                  PackingProblem& p) {
+  p.build_.cfg.Compute(func);
+  return BuildPackingProblem(func, target, options, p, p.build_.cfg);
+}
+
+absl::Status BuildPackingProblem(const Function& func, const Target& target, const PackingOptions& options,
+                                 PackingProblem& p, const CfgAnalyses& analyses) {
   const PackingCostModel& model =
       options.goal == PackingGoal::kTime ? PackingCostsFor(target.isa()).time : PackingCostsFor(target.isa()).size;
   const bool time = options.goal == PackingGoal::kTime;
   packing_internal::BuildBuffers& buf = p.build_;
-  buf.cfg.Compute(func);
-  const ControlFlowGraph& cfg = buf.cfg.cfg;
-  const LoopNest& loops = buf.cfg.loops;
+  p.analyses_ = &analyses == &p.build_.cfg ? nullptr : &analyses;
+  const ControlFlowGraph& cfg = analyses.cfg;
+  const LoopNest& loops = analyses.loops;
   InstNumbering& numbering = buf.numbering;
   numbering.Compute(func);
   // Kept in the problem between functions, as the other families keep theirs.
   LiveSets& sets = p.sets_;
   LiveRanges& ranges = p.ranges_;
-  sets.Compute(func);
+  sets.Compute(func, cfg);
   ranges.Compute(func, sets, numbering, LiveRanges::Events::kSkip);  // intervals only
   const int num_blocks = func.num_blocks();
   const int num_values = func.num_values();

@@ -171,6 +171,10 @@ struct BuildBuffers {
 
 class PackingProblem {
  public:
+  // The control-flow graph, dominator tree and loop nest of the function the
+  // problem was built for (the transform adds no blocks: its lowering of
+  // block parameters reads the graph).
+  const CfgAnalyses& analyses() const { return analyses_ != nullptr ? *analyses_ : build_.cfg; }
   const std::vector<PackingItem>& items() const { return items_; }
   const std::vector<PackingTimespan>& timespans() const { return timespans_; }
   const std::vector<PackingAllocation>& allocations() const { return allocations_; }
@@ -224,6 +228,8 @@ class PackingProblem {
 
  private:
   friend absl::Status BuildPackingProblem(const Function&, const Target&, const PackingOptions&, PackingProblem&);
+  friend absl::Status BuildPackingProblem(const Function&, const Target&, const PackingOptions&, PackingProblem&,
+                                          const CfgAnalyses&);
   std::vector<PackingItem> items_;
   std::vector<PackingTimespan> timespans_;
   std::vector<PackingAllocation> allocations_;
@@ -240,12 +246,15 @@ class PackingProblem {
   LiveSets sets_;      // the analyses' buffers, reused by the next function
   LiveRanges ranges_;
   packing_internal::BuildBuffers build_;
+  const CfgAnalyses* analyses_ = nullptr;  // the caller's, or null for build_'s
 };
 
 // Splits each critical edge that is the only entry of a natural loop, so that
 // the loop's initializations have a block of their own. Returns the number split.
 int SplitLoopEntries(Function& func);
-// The same with buffers kept between calls.
+// The same with `func`'s analyses (a verifier's: FunctionVerifier::Run(func,
+// target, analyses)), which it leaves those of `func` as it leaves it
+// (computed again where it split an edge), and a buffer kept between calls.
 int SplitLoopEntries(Function& func, CfgAnalyses& analyses, std::vector<int>& outside_preds);
 
 // Builds the allocation list of `func` (legalized, verified, SSA, not
@@ -254,6 +263,10 @@ int SplitLoopEntries(Function& func, CfgAnalyses& analyses, std::vector<int>& ou
 // type has no register class.
 absl::Status BuildPackingProblem(const Function& func, const Target& target, const PackingOptions& options,
                                  PackingProblem& problem);
+// The same on the caller's analyses of `func` (SplitLoopEntries's), which the
+// problem reads until the transform is done (PackingProblem::analyses).
+absl::Status BuildPackingProblem(const Function& func, const Target& target, const PackingOptions& options,
+                                 PackingProblem& problem, const CfgAnalyses& analyses);
 
 // Are allocations `a` and `b` rivals (different items, busy at a common point)?
 bool AreRivals(const PackingProblem& problem, uint32_t a, uint32_t b);

@@ -27,13 +27,14 @@ absl::StatusOr<PackingStats> PackingAllocator::Allocations(Function& func, const
   if (func.IsAllocated()) {
     return absl::FailedPreconditionError(absl::StrCat("function %", func.name(), " is already allocated"));
   }
-  RA_RETURN_IF_ERROR(verifier_.Run(func, target));
+  // One set of analyses from the verifier to the transform (SplitLoopEntries
+  // computes them again only where it splits an edge).
+  RA_RETURN_IF_ERROR(verifier_.Run(func, target, analyses_));
   RA_RETURN_IF_ERROR(CheckRegisterDemand(func, target));
   stats_ = PackingStats();
-  stats_.loop_entries_split = SplitLoopEntries(func, split_cfg_, split_outside_preds_);
-  ReleaseAfterLargeFunction(func.num_insts(), split_cfg_);
+  stats_.loop_entries_split = SplitLoopEntries(func, analyses_, split_outside_preds_);
   ReleaseAfterLargeFunction(func.num_insts(), split_outside_preds_);
-  RA_RETURN_IF_ERROR(BuildPackingProblem(func, target, options_, problem_));
+  RA_RETURN_IF_ERROR(BuildPackingProblem(func, target, options_, problem_, analyses_));
   stats_.items = static_cast<int>(problem_.items().size());
   stats_.timespans = static_cast<int>(problem_.timespans().size());
   stats_.allocations = static_cast<int>(problem_.allocations().size());
@@ -73,6 +74,7 @@ absl::StatusOr<PackingStats> PackingAllocator::Transform(Function& func, const T
   RA_ASSIGN_OR_RETURN(stats_.transform, TransformPacking(func, target, problem_, decisions_, options_.lower_params,
                                                          *transform_buffers_));
   ReleaseAfterLargeFunction(func.num_insts(), transform_buffers_);
+  ReleaseAfterLargeFunction(func.num_insts(), analyses_);
   return stats_;
 }
 

@@ -86,7 +86,7 @@ class PackingAllocator {
   PackingDecisions decisions_;
   // The steps' buffers, kept between functions.
   FunctionVerifier verifier_;
-  CfgAnalyses split_cfg_;
+  CfgAnalyses analyses_;  // the function's, from the verifier to the transform
   std::vector<int> split_outside_preds_;
   std::unique_ptr<PackBuffers> pack_buffers_;
   std::unique_ptr<PackingTransformBuffers> transform_buffers_;

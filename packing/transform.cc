@@ -443,7 +443,7 @@ absl::StatusOr<PackingTransformStats> Transformer::Run(bool lower) {
   }
   f_.set_saved_regs(FrameSaves(f_, t_, used_));
   if (lower) {
-    RA_ASSIGN_OR_RETURN(stats_.lower, b_.lowerer.Run(f_, t_));
+    RA_ASSIGN_OR_RETURN(stats_.lower, b_.lowerer.Run(f_, t_, p_.analyses().cfg));  // no blocks added since
   }
   return stats_;
 }

@@ -510,4 +510,14 @@ absl::Status FunctionVerifier::Run(const Function& func, const Target& target) {
   return s;
 }
 
+absl::Status FunctionVerifier::Run(const Function& func, const Target& target, CfgAnalyses& analyses) {
+  absl::Status s = Verifier(func, target, analyses.cfg, analyses.dom, def_block_, def_index_).Run();
+  ReleaseAfterLargeFunction(func.num_insts(), *this);
+  RA_RETURN_IF_ERROR(s);
+  // An allocated function's checks stop short of the dominator tree.
+  if (func.IsAllocated()) analyses.dom.Compute(func, analyses.cfg);
+  analyses.loops.Compute(func, analyses.cfg, analyses.dom);
+  return absl::OkStatus();
+}
+
 }  // namespace regalloc

@@ -50,6 +50,12 @@ absl::Status CheckRegisterDemand(const Function& func, const Target& target);
 class FunctionVerifier {
  public:
   absl::Status Run(const Function& func, const Target& target);
+  // The same, leaving in `analyses` the control-flow graph, dominator tree and
+  // loop nest of `func` when it is valid (the checks compute the first two
+  // anyway): an allocator object verifies its input this way and hands the
+  // analyses to its phases instead of computing them again. On an error they
+  // are not meaningful.
+  absl::Status Run(const Function& func, const Target& target, CfgAnalyses& analyses);
 
  private:
   ControlFlowGraph cfg_;
