@@ -34,6 +34,75 @@ block2:
 })").ok());
 }
 
+// The analyses the verifier leaves (FunctionVerifier::Run with a CfgAnalyses)
+// are those CfgAnalyses::Compute makes: the edges in order, the dominator
+// tree and the loop nest of every block, for a function after a larger one
+// whose analyses the same object held (its rows must not keep stale entries).
+TEST(VerifierTest, LeavesTheAnalysesItCheckedWith) {
+  const char* kLoops = R"(function %f(i64, i64) -> i64 {
+block0(v0: i64, v1: i64):
+    v2 = const.i64 0
+    jump block1(v2, v2)
+block1(v3: i64, v4: i64):
+    v5 = cmp.lt v3, v0
+    br v5, block2, block5
+block2:
+    jump block3(v2, v4)
+block3(v6: i64, v7: i64):
+    v8 = add v7, v6
+    v9 = add v6, v1
+    v10 = cmp.lt v9, v1
+    br v10, block3(v9, v8), block4
+block4:
+    v11 = add v3, v1
+    v12 = cmp.lt v11, v0
+    br v12, block1(v11, v8), block6
+block6:
+    jump block5
+block5:
+    ret v4
+})";
+  const char* kDiamond = R"(function %g(i64) -> i64 {
+block0(v0: i64):
+    v1 = cmp.lt v0, v0
+    br v1, block1, block2
+block1:
+    jump block3(v0)
+block2:
+    jump block3(v0)
+block3(v2: i64):
+    ret v2
+})";
+  FunctionVerifier verifier;
+  CfgAnalyses left;
+  for (const char* text : {kLoops, kDiamond, kLoops}) {
+    absl::StatusOr<Function> f = ParseFunction(text, X86());
+    ASSERT_TRUE(f.ok()) << f.status();
+    ASSERT_TRUE(verifier.Run(*f, X86(), left).ok());
+    CfgAnalyses fresh;
+    fresh.Compute(*f);
+    for (Block b : f->layout()) {
+      SCOPED_TRACE(f->BlockName(b));
+      ASSERT_EQ(left.cfg.succs(b).size(), fresh.cfg.succs(b).size());
+      for (size_t k = 0; k < fresh.cfg.succs(b).size(); ++k) EXPECT_EQ(left.cfg.succs(b)[k].to, fresh.cfg.succs(b)[k].to);
+      ASSERT_EQ(left.cfg.preds(b).size(), fresh.cfg.preds(b).size());
+      for (size_t k = 0; k < fresh.cfg.preds(b).size(); ++k) {
+        EXPECT_EQ(left.cfg.preds(b)[k].from, fresh.cfg.preds(b)[k].from);
+      }
+      EXPECT_EQ(left.dom.idom(b), fresh.dom.idom(b));
+      EXPECT_EQ(left.loops.depth(b), fresh.loops.depth(b));
+      EXPECT_EQ(left.loops.IsHeader(b), fresh.loops.IsHeader(b));
+      EXPECT_EQ(left.loops.innermost(b), fresh.loops.innermost(b));
+    }
+  }
+  // The loop nest is the one the test means: two loops, one inside the other.
+  absl::StatusOr<Function> f = ParseFunction(kLoops, X86());
+  ASSERT_TRUE(verifier.Run(*f, X86(), left).ok());
+  EXPECT_EQ(left.loops.depth(Block(3)), 2);
+  EXPECT_EQ(left.loops.depth(Block(4)), 1);
+  EXPECT_EQ(left.loops.depth(Block(5)), 0);
+}
+
 struct Violation {
   const char* name;
   const char* text;
