@@ -176,6 +176,10 @@ struct Buffers {
   std::vector<uint8_t> spill_everywhere_skip;
   std::vector<std::pair<Value, Value>> spill_everywhere_same_as;
   std::vector<Block> spill_everywhere_keep_in;
+  std::vector<uint8_t> dead_stores_read;           // by value: read by some instruction
+  std::vector<int> spill_everywhere_barriers;      // a block's high-pressure instructions counted by bank
+  std::vector<int> spill_everywhere_last_read;     // by value: its last read's index in last_read_in
+  std::vector<Block> spill_everywhere_last_read_in;
   std::vector<Inst> spill_everywhere_dead;
   std::vector<Value> spill_everywhere_drop;
   JoinPieces joins;
@@ -335,6 +339,8 @@ class Chaitin {
   }
   absl::Status SpillEverywhere(const std::vector<uint32_t>& spilled);
   absl::Status Assign();
+  void RemoveDeadStores();
+  uint32_t first_made_inst_ = 0;  // instructions from this index on are chaitin's own
   void PrintRound(const std::vector<uint32_t>& spilled);
 
   Function& f_;
@@ -1865,9 +1871,33 @@ absl::Status Chaitin::SpillEverywhere(const std::vector<uint32_t>& spilled) {
   dead.clear();
   std::vector<Value>& drop = buf_.spill_everywhere_drop;         // split parameters spilled again
   drop.clear();
-  // Stores the spilled def `v` right after it (appended to `out`): of `i`, or,
-  // with no `i`, an entry parameter that arrives in a register.
-  auto store_def = [&](Value v, Inst i, Block b, std::vector<Inst>& out) {
+  // Splitting keeps a spilled def in its register through its block where that
+  // fits (Lrp) and no high-pressure instruction of its bank lies between the
+  // def and its last read there: across one (a call that spares fewer of the
+  // bank's registers than live across it) it would find no register again,
+  // and spill again in the next round. `barriers` holds, for the block being
+  // walked, the count of each bank's high-pressure instructions before each
+  // index; `last_read` the index of each spilled value's last read in it.
+  const int nbanks = t_.num_banks();
+  std::vector<int>& barriers = buf_.spill_everywhere_barriers;
+  std::vector<int>& last_read = buf_.spill_everywhere_last_read;
+  std::vector<Block>& last_read_in = buf_.spill_everywhere_last_read_in;
+  const bool barred = Splitting() && !hrp_.empty();
+  if (barred) {
+    last_read.assign(nv, -1);
+    last_read_in.assign(nv, Block());
+  }
+  // Keeps `v`, defined at index `at` of block b (-1: a parameter), through b?
+  auto keep_through = [&](Value v, int at, Block b) {
+    if (!Splitting() || !Lrp(b, v)) return false;
+    if (!barred || last_read_in[v.index()] != b) return true;
+    const int last = last_read[v.index()], bank = BankOf(v);
+    return last <= at + 1 || barriers[last * nbanks + bank] == barriers[(at + 1) * nbanks + bank];
+  };
+  // Stores the spilled def `v` right after it (appended to `out`): of `i` at
+  // index `at` of b, or, with no `i`, an entry parameter that arrives in a
+  // register.
+  auto store_def = [&](Value v, Inst i, int at, Block b, std::vector<Inst>& out) {
     Value s = NewValueLike(v);
     // A constant's register uses make it again instead of reloading it
     // (C2's rematerialization); the slot serves Any uses and edges.
@@ -1880,7 +1910,7 @@ absl::Status Chaitin::SpillEverywhere(const std::vector<uint32_t>& spilled) {
     rename[v.index()] = s;
     stored_[v.index()] = s;
     temp_[v.index()] = 1;  // in a register from its def to the store only
-    if (Splitting() && Lrp(b, v)) {
+    if (keep_through(v, at, b)) {
       keep_in[v.index()] = b;  // ... or through its block, where that fits
       temp_[v.index()] = 0;
     }
@@ -1890,6 +1920,20 @@ absl::Status Chaitin::SpillEverywhere(const std::vector<uint32_t>& spilled) {
     std::vector<Inst>& out = out_;
     out.clear();
     bool changed = false;
+    std::vector<Inst>& insts = insts_;
+    insts = f_.block(b).insts;
+    if (barred) {
+      barriers.assign((insts.size() + 1) * nbanks, 0);
+      for (size_t j = 0; j < insts.size(); ++j) {
+        const uint8_t bits = HrpBits(insts[j]);
+        for (int k = 0; k < nbanks; ++k) barriers[(j + 1) * nbanks + k] = barriers[j * nbanks + k] + (bits >> k & 1);
+        for (const Operand& op : f_.operands(insts[j])) {
+          if (!op.IsUse() || !member[op.value().index()]) continue;
+          last_read[op.value().index()] = static_cast<int>(j);
+          last_read_in[op.value().index()] = b;
+        }
+      }
+    }
     for (const Operand& p : f_.block(b).params) {
       Value v = p.value();
       if (!member[v.index()]) continue;
@@ -1910,13 +1954,12 @@ absl::Status Chaitin::SpillEverywhere(const std::vector<uint32_t>& spilled) {
         nosplit_[s.index()] = 1;
         temp_[v.index()] = 1;
       } else {
-        store_def(v, Inst(), b, out);
+        store_def(v, Inst(), -1, b, out);
         changed = true;
       }
     }
-    std::vector<Inst>& insts = insts_;
-    insts = f_.block(b).insts;
-    for (Inst i : insts) {
+    for (size_t at = 0; at < insts.size(); ++at) {
+      const Inst i = insts[at];
       out.push_back(i);
       // A copy of the operands: making instructions below may move the pool.
       absl::InlinedVector<Operand, 8> ops(f_.operands(i).begin(), f_.operands(i).end());
@@ -1943,7 +1986,7 @@ absl::Status Chaitin::SpillEverywhere(const std::vector<uint32_t>& spilled) {
           continue;
         }
         if (IsTerminator(f_.inst(i).opcode)) return Error("a spilled value is defined by a terminator");
-        store_def(v, i, b, out);
+        store_def(v, i, static_cast<int>(at), b, out);
         changed = true;
       }
     }
@@ -2043,6 +2086,40 @@ void Chaitin::DropSplitParams(const std::vector<Value>& drop) {
   }
 }
 
+// A spilled def is stored as it is made, for the reads that may come from its
+// slot: reloads, Any and Stack uses, edges. Where, once every round has
+// rewritten its reads and the elider has taken out the reloads of values
+// already in their registers, none reads the slot value (a constant made
+// again at each use; a def whose reads all kept its register through its
+// block; a two-address source whose only read is the instruction that
+// overwrites it), the store goes.
+void Chaitin::RemoveDeadStores() {
+  std::vector<uint8_t>& read = buf_.dead_stores_read;
+  read.assign(f_.num_values(), 0);
+  bool any = false;
+  for (Block b : f_.layout()) {
+    for (Inst i : f_.block(b).insts) {
+      const bool store = f_.inst(i).opcode == Opcode::kSpill;
+      any |= store;
+      for (const Operand& op : f_.operands(i)) {
+        if (op.IsUse()) read[op.value().index()] = 1;
+      }
+    }
+  }
+  if (!any) return;
+  for (Block b : f_.layout()) {
+    std::vector<Inst>& insts = f_.block(b).insts;
+    const size_t before = insts.size();
+    insts.erase(std::remove_if(insts.begin(), insts.end(),
+                               [&](Inst i) {
+                                 return i.index() >= first_made_inst_ && f_.inst(i).opcode == Opcode::kSpill &&
+                                        !read[f_.operands(i)[0].value().index()];
+                               }),
+                insts.end());
+    stats_.dead_stores += static_cast<int>(before - insts.size());
+  }
+}
+
 // Step 8: locations everywhere.
 absl::Status Chaitin::Assign() {
   RegSet used;
@@ -2115,6 +2192,7 @@ absl::Status Chaitin::Begin() {
       row[b] = worst;
     }
   }
+  first_made_inst_ = static_cast<uint32_t>(f_.num_insts());
   RA_RETURN_IF_ERROR(Prepare());
   // Each constant branch argument may get a node of its own in the first graph.
   spare_nodes_ = 0;
@@ -2173,8 +2251,10 @@ absl::Status Chaitin::Finish() {
     RA_RETURN_IF_ERROR(SpillEverywhere(spilled));
   }
   RA_RETURN_IF_ERROR(Assign());
-  // C2's post_allocate_copy_removal, within blocks (ssa/elide_moves.h).
+  // C2's post_allocate_copy_removal, within blocks (ssa/elide_moves.h); then
+  // the stores whose slot values nothing reads any more.
   stats_.elided = buf_.elider.Run(f_, t_);
+  RemoveDeadStores();
   return absl::OkStatus();
 }
 

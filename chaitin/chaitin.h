@@ -171,6 +171,7 @@ struct ChaitinStats {
   int split_params = 0;         // block parameters made where split pieces meet (joins)
   int split_carried = 0;        // split pieces carried into a successor block (joins; a parameter counts once per edge)
   int split_dropped = 0;        // such parameters spilled again in a later round, and gone
+  int dead_stores = 0;          // stores of slot values nothing reads in the end, taken out (of those counted in spills)
   int remat_args = 0;           // constant branch arguments made again before the branch
   int elided = 0;               // reloads and copies into a register already holding their bits (now free)
   int64_t graph_bytes = 0;      // the largest graph's adjacency storage

@@ -392,6 +392,7 @@ void ReportChaitin(PhaseContext& c, const ChaitinStats& s, bool coloring) {
   c.stat("split_params", s.split_params);
   c.stat("split_carried", s.split_carried);
   c.stat("split_dropped", s.split_dropped);
+  c.stat("dead_stores", s.dead_stores);
   c.stat("edge_moves", s.lower.moves);
 }
 
