@@ -150,7 +150,8 @@ struct Buffers {
   std::vector<uint32_t> color_low;
   std::vector<uint32_t> color_stack;
   std::vector<uint32_t> color_remaining;
-  std::vector<std::pair<double, uint32_t>> color_by_score;
+  std::vector<uint32_t> color_by_score;
+  std::vector<double> color_score;
   std::vector<uint64_t> color_alive_bits;      // by node, a bit each: not merged into another
   std::vector<uint64_t> color_unremoved_bits;  // still in the simplify graph
   std::vector<uint64_t> color_colored_bits;    // given a register (precolored or by select)
@@ -1711,11 +1712,10 @@ absl::Status Chaitin::Color(std::vector<uint32_t>& spilled) {
     }
   }
   size_t left = remaining.size();
-  // (score, node) pairs: sorted, the lowest score first and, among equal
-  // scores, the lowest node (a stable sort of the nodes by score, without
-  // reading the scores through the nodes at each comparison).
-  std::vector<std::pair<double, uint32_t>>& by_score = buf_.color_by_score;
+  std::vector<uint32_t>& by_score = buf_.color_by_score;
   by_score.clear();
+  std::vector<double>& score = buf_.color_score;
+  score.clear();
   size_t next_by_score = 0;
   auto take = [&](uint32_t n) {
     clear_bit(unremoved, n);
@@ -1744,12 +1744,13 @@ absl::Status Chaitin::Color(std::vector<uint32_t>& spilled) {
     // Blocked: the lowest score goes (optimistically, or spilled at once).
     // Scores do not change within a round: walk them in order once.
     if (by_score.empty()) {
-      by_score.reserve(remaining.size());
-      for (uint32_t n : remaining) by_score.emplace_back(Score(cost_[n], area_[n], node_temp_[n]), n);
-      std::sort(by_score.begin(), by_score.end());
+      by_score = remaining;
+      score.assign(nn, 0.0);
+      for (uint32_t n : remaining) score[n] = Score(cost_[n], area_[n], node_temp_[n]);
+      std::stable_sort(by_score.begin(), by_score.end(), [&](uint32_t a, uint32_t b) { return score[a] < score[b]; });
     }
-    while (removed(by_score[next_by_score].second)) ++next_by_score;
-    uint32_t best = by_score[next_by_score].second;
+    while (removed(by_score[next_by_score])) ++next_by_score;
+    uint32_t best = by_score[next_by_score];
     if (o_.optimistic || node_temp_[best]) {
       stack.push_back(best);
     } else {
@@ -1887,10 +1888,27 @@ absl::Status Chaitin::SpillEverywhere(const std::vector<uint32_t>& spilled) {
     last_read.assign(nv, -1);
     last_read_in.assign(nv, Block());
   }
+  Block counted;  // the block `barriers` and `last_read` are of, counted when first asked
+  auto count_block = [&](Block b) {
+    counted = b;
+    const std::vector<Inst>& insts = f_.block(b).insts;  // as it was: stores are added to `out`
+    barriers.assign((insts.size() + 1) * nbanks, 0);
+    for (size_t j = 0; j < insts.size(); ++j) {
+      const uint8_t bits = HrpBits(insts[j]);
+      for (int k = 0; k < nbanks; ++k) barriers[(j + 1) * nbanks + k] = barriers[j * nbanks + k] + (bits >> k & 1);
+      for (const Operand& op : f_.operands(insts[j])) {
+        if (!op.IsUse() || !member[op.value().index()]) continue;
+        last_read[op.value().index()] = static_cast<int>(j);
+        last_read_in[op.value().index()] = b;
+      }
+    }
+  };
   // Keeps `v`, defined at index `at` of block b (-1: a parameter), through b?
   auto keep_through = [&](Value v, int at, Block b) {
     if (!Splitting() || !Lrp(b, v)) return false;
-    if (!barred || last_read_in[v.index()] != b) return true;
+    if (!barred) return true;
+    if (counted != b) count_block(b);
+    if (last_read_in[v.index()] != b) return true;
     const int last = last_read[v.index()], bank = BankOf(v);
     return last <= at + 1 || barriers[last * nbanks + bank] == barriers[(at + 1) * nbanks + bank];
   };
@@ -1922,18 +1940,6 @@ absl::Status Chaitin::SpillEverywhere(const std::vector<uint32_t>& spilled) {
     bool changed = false;
     std::vector<Inst>& insts = insts_;
     insts = f_.block(b).insts;
-    if (barred) {
-      barriers.assign((insts.size() + 1) * nbanks, 0);
-      for (size_t j = 0; j < insts.size(); ++j) {
-        const uint8_t bits = HrpBits(insts[j]);
-        for (int k = 0; k < nbanks; ++k) barriers[(j + 1) * nbanks + k] = barriers[j * nbanks + k] + (bits >> k & 1);
-        for (const Operand& op : f_.operands(insts[j])) {
-          if (!op.IsUse() || !member[op.value().index()]) continue;
-          last_read[op.value().index()] = static_cast<int>(j);
-          last_read_in[op.value().index()] = b;
-        }
-      }
-    }
     for (const Operand& p : f_.block(b).params) {
       Value v = p.value();
       if (!member[v.index()]) continue;
