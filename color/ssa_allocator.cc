@@ -24,7 +24,8 @@ absl::StatusOr<SsaAllocationStats> SsaAllocator::Run(Function& func, const Targe
   SpillOptions spill;
   spill.heuristic = options_.spill;
   RA_ASSIGN_OR_RETURN(s.spill, spiller_.Run(target, func, vregs_, sets_, locs_, spill));
-  RA_ASSIGN_OR_RETURN(s.reload, reloader_.Run(target, func, sets_, locs_, analyses_));
+  reloader_.options().remat = options_.remat;
+  RA_ASSIGN_OR_RETURN(s.reload, reloader_.Run(target, func, sets_, locs_, analyses_));  // (sets_ kept exact)
   RA_ASSIGN_OR_RETURN(s.color, colorer_.Run(target, func, vregs_, sets_, locs_, analyses_));
   // The colorer read the live sets last: after a large function they go now,
   // before lowering grows the function (base/warm_buffers.h); the analyses

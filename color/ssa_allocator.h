@@ -40,6 +40,9 @@ namespace regalloc {
 struct SsaAllocatorOptions {
   // The spiller's choice of victim (spill/spill.h).
   SpillHeuristic spill = SpillHeuristic::kFarthestDef;
+  // Spilled constants made again at their register uses, not reloaded
+  // (spill/reload.h).
+  bool remat = true;
   // Lower block parameters to moves on edges (ssa/lower_params.h); off leaves
   // them, with each value's location in the operands.
   bool lower_params = true;

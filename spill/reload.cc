@@ -1,5 +1,6 @@
 #include "spill/reload.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -24,6 +25,8 @@ struct Reloader::Buffers {
   std::vector<int> slack, bank_slack, through, needs, here, bank_cap, bank_use;
   std::vector<uint8_t> dropped;
   std::vector<uint32_t> seen_in;
+  std::vector<Inst> const_def;    // by value: the `const` defining it, for remat
+  std::vector<uint8_t> slot_read;  // by value: read from its slot (remat's stores)
   LiveWalker live;
   struct Loaded {
     Value temp;
@@ -32,7 +35,7 @@ struct Reloader::Buffers {
   std::vector<Loaded> loaded;
 };
 
-Reloader::Reloader() : b_(std::make_unique<Buffers>()) {}
+Reloader::Reloader(const ReloadOptions& options) : options_(options), b_(std::make_unique<Buffers>()) {}
 Reloader::~Reloader() = default;
 
 namespace {
@@ -223,26 +226,35 @@ absl::StatusOr<ReloadStats> InsertReloads(const Target& target, Function& func, 
   return InsertReloads(target, func, sets, locs);
 }
 
-absl::StatusOr<ReloadStats> InsertReloads(const Target& target, Function& func, const LiveSets& sets,
+absl::StatusOr<ReloadStats> InsertReloads(const Target& target, Function& func, LiveSets& sets,
                                           ValueLocations& locs) {
   return Reloader().Run(target, func, sets, locs);
 }
 
-absl::StatusOr<ReloadStats> Reloader::Run(const Target& target, Function& func, const LiveSets& sets,
+absl::StatusOr<ReloadStats> InsertReloads(const Target& target, Function& func, ValueLocations& locs,
+                                          const ReloadOptions& options) {
+  if (func.IsAllocated()) {
+    return absl::FailedPreconditionError(absl::StrCat("function %", func.name(), ": reload needs SSA form"));
+  }
+  LiveSets sets(func);
+  return Reloader(options).Run(target, func, sets, locs);
+}
+
+absl::StatusOr<ReloadStats> Reloader::Run(const Target& target, Function& func, LiveSets& sets,
                                           ValueLocations& locs) {
   absl::StatusOr<ReloadStats> s = Rewrite(target, func, sets, locs, nullptr);
   ReleaseAfterLargeFunction(func.num_insts(), b_);
   return s;
 }
 
-absl::StatusOr<ReloadStats> Reloader::Run(const Target& target, Function& func, const LiveSets& sets,
+absl::StatusOr<ReloadStats> Reloader::Run(const Target& target, Function& func, LiveSets& sets,
                                           ValueLocations& locs, const CfgAnalyses& analyses) {
   absl::StatusOr<ReloadStats> s = Rewrite(target, func, sets, locs, &analyses);
   ReleaseAfterLargeFunction(func.num_insts(), b_);
   return s;
 }
 
-absl::StatusOr<ReloadStats> Reloader::Rewrite(const Target& target, Function& func, const LiveSets& sets,
+absl::StatusOr<ReloadStats> Reloader::Rewrite(const Target& target, Function& func, LiveSets& sets,
                                               ValueLocations& locs, const CfgAnalyses* analyses) {
   Buffers& buf = *b_;
   ReloadStats stats;
@@ -263,6 +275,21 @@ absl::StatusOr<ReloadStats> Reloader::Rewrite(const Target& target, Function& fu
     ++(op == Opcode::kSpill ? stats.spills : stats.reloads);
     stats.weighted_cost += weight;
   };
+  // Remat: the `const` defining each constant value (one that clobbers
+  // registers is not made again: the spiller made room for its clobbers
+  // where it is, not at the reads).
+  std::vector<Inst>& const_def = buf.const_def;
+  const_def.clear();
+  if (options_.remat) {
+    const_def.assign(func.num_values(), Inst());
+    for (Block b : func.layout()) {
+      for (Inst i : func.block(b).insts) {
+        const InstData& d = func.inst(i);
+        if (d.opcode == Opcode::kConst && d.clobbers < 0) const_def[func.operands(i)[0].value().index()] = i;
+      }
+    }
+  }
+  auto remat_of = [&](Value v) { return v.index() < const_def.size() ? const_def[v.index()] : Inst(); };
   std::vector<Operand>& ops = buf.ops;
   std::vector<std::pair<Value, Value>>& reloaded = buf.reloaded;  // (spilled value, its reload) for one instruction
   std::vector<Value>& stores = buf.stores;
@@ -334,7 +361,14 @@ absl::StatusOr<ReloadStats> Reloader::Rewrite(const Target& target, Function& fu
           if (!r.IsValid()) {
             r = func.NewValue(func.value_type(v));
             locs.Set(r, Location());
-            emit(Opcode::kReload, r, v, out, weight);
+            if (const Inst c = remat_of(v); c.IsValid()) {
+              const InstData d = func.inst(c);  // by value: NewInst may move the table
+              const Operand def = Operand::Def(r);
+              out.push_back(func.NewInst(d, absl::MakeConstSpan(&def, 1)));
+              ++stats.remats;
+            } else {
+              emit(Opcode::kReload, r, v, out, weight);
+            }
             reloaded.push_back({v, r});
           }
           op.set_value(r);
@@ -355,6 +389,44 @@ absl::StatusOr<ReloadStats> Reloader::Rewrite(const Target& target, Function& fu
       for (Value v : stores) emit(Opcode::kSpill, v, v, out, weight);
     }
     func.block(b).insts.assign(out.begin(), out.end());
+  }
+  if (stats.remats > 0) {
+    // A spilled constant's store serves the reads of its slot (Any and Stack
+    // uses, constraint copies, branch arguments): with none left, it goes, and
+    // the constant is a register value read by nobody.
+    std::vector<uint8_t>& slot_read = buf.slot_read;
+    slot_read.assign(func.num_values(), 0);
+    auto own_store = [&](Inst i, Value v) {
+      return func.inst(i).opcode == Opcode::kSpill && func.operands(i)[0].value() == v;
+    };
+    for (Block b : func.layout()) {
+      for (Inst i : func.block(b).insts) {
+        for (const Operand& op : func.operands(i)) {
+          if (op.IsUse() && !own_store(i, op.value())) slot_read[op.value().index()] = 1;
+        }
+      }
+    }
+    for (Block b : func.layout()) {
+      std::vector<Inst>& block_insts = func.block(b).insts;
+      const size_t before = block_insts.size();
+      block_insts.erase(std::remove_if(block_insts.begin(), block_insts.end(),
+                                       [&](Inst i) {
+                                         if (func.inst(i).opcode != Opcode::kSpill) return false;
+                                         const Value v = func.operands(i)[0].value();
+                                         if (!remat_of(v).IsValid() || slot_read[v.index()] || !own_store(i, v)) {
+                                           return false;
+                                         }
+                                         locs.Set(v, Location());  // in its register, dead
+                                         return true;
+                                       }),
+                        block_insts.end());
+      const int gone = static_cast<int>(before - block_insts.size());
+      stats.spills -= gone;
+      stats.dead_stores += gone;
+      stats.weighted_cost -= gone * loops.Weight(b);
+    }
+    // The constants' live ranges changed (see InsertReloads): the sets again.
+    sets.Compute(func, analyses->cfg);
   }
   ReloadReuse(target, func, locs, buf).Run(loops, sets, stats);
   return stats;

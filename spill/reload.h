@@ -10,7 +10,10 @@
 //    (a move-like pair naming one value re-locates it: ssa/ir.h). The value keeps
 //    its id, so the interpreter still matches the original's trace.
 //  - A Reg use of a spilled value reads a new value reloaded just before the
-//    instruction (before its constraint copy, if it has one): `v9 = reload v5`.
+//    instruction (before its constraint copy, if it has one): `v9 = reload v5`;
+//    or, where v5 is a constant (`v5 = const.i64 7`) and ReloadOptions::remat
+//    is on, the constant made again: `v9 = const.i64 7` (rematerialized: no
+//    load, and a constant whose every read is made again needs no store).
 //    Several Reg uses of one value by one instruction share the reload, and a
 //    later use in the same block reads an earlier reload while every instruction
 //    in between has a register of the class to spare (its slack under the
@@ -44,8 +47,17 @@
 
 namespace regalloc {
 
+struct ReloadOptions {
+  // Make spilled constants again at their register uses instead of reloading
+  // them (as chaitin and packing do); their stores go where nothing else
+  // reads their slots.
+  bool remat = true;
+};
+
 struct ReloadStats {
   int reloads = 0;          // reload instructions inserted
+  int remats = 0;           // constants made again at a register use instead of reloaded
+  int dead_stores = 0;      // stores of constants whose slot nothing reads, left out (not in spills)
   int reuses = 0;           // uses that read an earlier reload in the same block instead
   int spills = 0;           // spill (store) instructions inserted
   int64_t weighted_cost = 0;  // each weighted by 10^loop depth
@@ -53,28 +65,39 @@ struct ReloadStats {
 
 absl::StatusOr<ReloadStats> InsertReloads(const Target& target, Function& func, ValueLocations& locs);
 // The same with the live sets computed before Spill (see spill/spill.h).
-absl::StatusOr<ReloadStats> InsertReloads(const Target& target, Function& func, const LiveSets& sets,
+// `sets` stay exact for Color: the values Reload adds are local to one block,
+// and where it made constants again it computes them again (a constant made
+// again at its reads lives in its slot only up to the reads that still take
+// the slot, or, with no store left, is dead at its definition).
+absl::StatusOr<ReloadStats> InsertReloads(const Target& target, Function& func, LiveSets& sets,
                                           ValueLocations& locs);
+absl::StatusOr<ReloadStats> InsertReloads(const Target& target, Function& func, ValueLocations& locs,
+                                          const ReloadOptions& options);
 
 // The same as a reusable object (SsaAllocator holds one): its buffers stay
 // between functions, so a warm reloader allocates nothing but the function's
 // growth.
 class Reloader {
  public:
-  Reloader();
+  explicit Reloader(const ReloadOptions& options = ReloadOptions());
   ~Reloader();
-  absl::StatusOr<ReloadStats> Run(const Target& target, Function& func, const LiveSets& sets, ValueLocations& locs);
+
+  ReloadOptions& options() { return options_; }
+  const ReloadOptions& options() const { return options_; }
+
+  absl::StatusOr<ReloadStats> Run(const Target& target, Function& func, LiveSets& sets, ValueLocations& locs);
   // The same with `func`'s control-flow analyses as the caller has them
   // (computed for `func` as it is now: an allocator's phases share one).
-  absl::StatusOr<ReloadStats> Run(const Target& target, Function& func, const LiveSets& sets, ValueLocations& locs,
+  absl::StatusOr<ReloadStats> Run(const Target& target, Function& func, LiveSets& sets, ValueLocations& locs,
                                   const CfgAnalyses& analyses);
 
   struct Buffers;  // defined with the phase
 
  private:
-  absl::StatusOr<ReloadStats> Rewrite(const Target& target, Function& func, const LiveSets& sets, ValueLocations& locs,
+  absl::StatusOr<ReloadStats> Rewrite(const Target& target, Function& func, LiveSets& sets, ValueLocations& locs,
                                       const CfgAnalyses* analyses);
 
+  ReloadOptions options_;
   std::unique_ptr<Buffers> b_;
 };
 

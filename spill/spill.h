@@ -66,9 +66,10 @@ struct SpillStats {
 absl::StatusOr<SpillStats> Spill(const Target& target, Function& func, const VirtRegs& vregs, ValueLocations& locs,
                                  const SpillOptions& options = SpillOptions());
 
-// The same with the live sets of `func` as it is now (after Coalesce). Spill and
-// InsertReloads add only values local to one block, so these sets stay exact for
-// both and for Color: compute them once and pass them along.
+// The same with the live sets of `func` as it is now (after Coalesce). Spill
+// adds only values local to one block, and InsertReloads keeps the sets exact
+// (spill/reload.h), so they serve both and Color: compute them once and pass
+// them along.
 absl::StatusOr<SpillStats> Spill(const Target& target, Function& func, const VirtRegs& vregs, const LiveSets& sets,
                                  ValueLocations& locs, const SpillOptions& options = SpillOptions());
 

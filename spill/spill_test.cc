@@ -3,6 +3,7 @@
 #include <random>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "color/ssa_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -19,6 +20,7 @@ namespace regalloc {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 const Target& X86() { return *TargetByName("x86_64").value(); }
 
@@ -262,6 +264,48 @@ TEST(ReloadTest, SpilledValuesAreStoredAfterTheirDefAndReloadedBeforeRegisterUse
   // Memory operands read the slot; the Reg use reads a reload.
   EXPECT_THAT(printed, HasSubstr("    v38@reuse0 = add v37, v2@any\n"));
   EXPECT_THAT(printed, HasSubstr("    v41 = reload v1\n    v39@reuse0 = add v41, v38@any\n"));
+}
+
+// Spilled constants are made again at their register reads (ReloadOptions::
+// remat) instead of reloaded, and one whose every read is made again keeps no
+// store. 40 constants live at once on AArch64 (31 registers): those spilled
+// come back as constants, and the whole allocation checks and interprets.
+// Reloaded instead (remat=false), each is stored and loaded.
+TEST(ReloadTest, SpilledConstantsAreMadeAgainAndKeepNoStore) {
+  const Target& arm = *TargetByName("aarch64").value();
+  std::string text = "function %consts(i64) -> i64 {\nblock0(v0: i64):\n";
+  for (int k = 1; k <= 40; ++k) absl::StrAppend(&text, "    v", k, " = const.i64 ", 1000 + k, "\n");
+  absl::StrAppend(&text, "    v41 = add v0, v1\n");
+  for (int k = 2; k <= 40; ++k) absl::StrAppend(&text, "    v", 40 + k, " = add v", 39 + k, ", v", k, "\n");
+  absl::StrAppend(&text, "    ret v80\n}\n");
+  const Function original = ParseLegal(text, arm);
+
+  Function f = original;
+  absl::StatusOr<SsaRun> run = AllocateSsaAndCheck(f, arm);
+  ASSERT_TRUE(run.ok()) << run.status();
+  const std::string printed = PrintFunction(f, arm);
+  EXPECT_GE(run->spill.values_spilled, 5) << printed;
+  EXPECT_EQ(run->reload.reloads, 0) << printed;
+  EXPECT_GE(run->reload.remats, run->spill.values_spilled) << printed;
+  EXPECT_EQ(run->reload.spills, 0) << printed;
+  EXPECT_EQ(run->reload.dead_stores, run->spill.values_spilled) << printed;
+  EXPECT_EQ(run->reload.weighted_cost, 0) << printed;
+  EXPECT_THAT(printed, Not(HasSubstr(" = reload "))) << printed;
+  EXPECT_THAT(printed, Not(HasSubstr(" = spill "))) << printed;
+
+  Function g = original;
+  VirtRegs vregs;
+  ASSERT_TRUE(Coalesce(g, vregs).ok());
+  ValueLocations locs;
+  ASSERT_TRUE(Spill(arm, g, vregs, locs).ok());
+  ReloadOptions reload;
+  reload.remat = false;
+  absl::StatusOr<ReloadStats> reloaded = InsertReloads(arm, g, locs, reload);
+  ASSERT_TRUE(reloaded.ok()) << reloaded.status();
+  EXPECT_EQ(reloaded->remats, 0);
+  EXPECT_EQ(reloaded->spills, run->spill.values_spilled);
+  EXPECT_GE(reloaded->reloads, run->spill.values_spilled);
+  EXPECT_GT(reloaded->weighted_cost, 0);
 }
 
 }  // namespace

@@ -135,6 +135,11 @@ PhaseOption SpillHeuristicOption() {
                              "(Belady; Braun & Hack 2009)");
 }
 
+PhaseOption RematOption() {
+  return PhaseOption::Bool("remat", true,
+                           "make spilled constants again at their register uses instead of reloading them");
+}
+
 SpillHeuristic SpillHeuristicOf(const PhaseArgs& a) {
   return a.Get("heuristic") == "belady" ? SpillHeuristic::kFarthestNextUse : SpillHeuristic::kFarthestDef;
 }
@@ -175,17 +180,23 @@ void RegisterSsaPhases(PhaseRegistry& r) {
               }};
   spill.options = {SpillHeuristicOption()};
   r.Register(std::move(spill));
-  r.Register(Phase{"reload", "reloads before register uses of spilled values, stores after their defs (spill/)",
-                   {"spilled"}, {"reloaded"}, {"liveness"},
-                   [](PhaseContext& c) -> absl::Status {
-                     ValueLocations locs = LocationsOf(c.state);
-                     RA_ASSIGN_OR_RETURN(ReloadStats s, InsertReloads(c.target, c.state.function, locs));
-                     c.stat("reloads", s.reloads);
-                     c.stat("spills", s.spills);
-                     c.stat("weighted_cost", s.weighted_cost);
-                     c.state.value_locations = locs.all();
-                     return absl::OkStatus();
-                   }});
+  Phase reload{"reload", "reloads before register uses of spilled values, stores after their defs (spill/)",
+               {"spilled"}, {"reloaded"}, {"liveness"},
+               [](PhaseContext& c) -> absl::Status {
+                 ValueLocations locs = LocationsOf(c.state);
+                 ReloadOptions options;
+                 options.remat = c.args.Flag("remat");
+                 RA_ASSIGN_OR_RETURN(ReloadStats s, InsertReloads(c.target, c.state.function, locs, options));
+                 c.stat("reloads", s.reloads);
+                 c.stat("remats", s.remats);
+                 c.stat("spills", s.spills);
+                 c.stat("dead_stores", s.dead_stores);
+                 c.stat("weighted_cost", s.weighted_cost);
+                 c.state.value_locations = locs.all();
+                 return absl::OkStatus();
+               }};
+  reload.options = {RematOption()};
+  r.Register(std::move(reload));
   r.Register(Phase{"color", "dominator-order coloring with operand constraints; never spills (color/)",
                    {"reloaded"}, {"locations"}, {"liveness"},
                    [](PhaseContext& c) -> absl::Status {
@@ -208,6 +219,9 @@ void RegisterSsaPhases(PhaseRegistry& r) {
   // The same with Belady's heuristic instead of farthest-def, to compare.
   r.RegisterPipeline("ssa_belady", {"legalize", "liveness", "coalesce", "spill{heuristic=belady}", "reload", "color",
                                     "lower_params", "check", "interpret"});
+  // Spilled constants reloaded from their slots, as every spilled value.
+  r.RegisterPipeline("ssa_noremat", {"legalize", "liveness", "coalesce", "spill", "reload{remat=false}", "color",
+                                     "lower_params", "check", "interpret"});
   // The same allocator as one object (color/ssa_allocator.h): what a compiler
   // reusing the toolkit calls, without the dumps between phases.
   Phase whole{"ssa_allocate",
@@ -219,6 +233,7 @@ void RegisterSsaPhases(PhaseRegistry& r) {
                 }
                 SsaAllocatorOptions options;
                 options.spill = SpillHeuristicOf(c.args);
+                options.remat = c.args.Flag("remat");
                 SsaAllocator allocator(options);
                 RA_ASSIGN_OR_RETURN(SsaAllocationStats s, allocator.Run(c.state.function, c.target));
                 c.stat("vregs", s.coalesce.vregs);
@@ -228,7 +243,7 @@ void RegisterSsaPhases(PhaseRegistry& r) {
                 c.stat("moves", s.color.moves + s.lower.moves);
                 return absl::OkStatus();
               }};
-  whole.options = {SpillHeuristicOption()};
+  whole.options = {SpillHeuristicOption(), RematOption()};
   r.Register(std::move(whole));
   r.SetConflicts("ssa_allocate", {"locations"});
   r.RegisterPipeline("ssa_allocate", {"legalize", "ssa_allocate", "check", "interpret"});
