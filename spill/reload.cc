@@ -242,14 +242,15 @@ absl::StatusOr<ReloadStats> InsertReloads(const Target& target, Function& func, 
 
 absl::StatusOr<ReloadStats> Reloader::Run(const Target& target, Function& func, LiveSets& sets,
                                           ValueLocations& locs) {
-  absl::StatusOr<ReloadStats> s = Rewrite(target, func, sets, locs, nullptr);
-  ReleaseAfterLargeFunction(func.num_insts(), b_);
-  return s;
+  return Finish(func, Rewrite(target, func, sets, locs, nullptr));
 }
 
 absl::StatusOr<ReloadStats> Reloader::Run(const Target& target, Function& func, LiveSets& sets,
                                           ValueLocations& locs, const CfgAnalyses& analyses) {
-  absl::StatusOr<ReloadStats> s = Rewrite(target, func, sets, locs, &analyses);
+  return Finish(func, Rewrite(target, func, sets, locs, &analyses));
+}
+
+absl::StatusOr<ReloadStats> Reloader::Finish(const Function& func, absl::StatusOr<ReloadStats> s) {
   ReleaseAfterLargeFunction(func.num_insts(), b_);
   return s;
 }
@@ -275,9 +276,9 @@ absl::StatusOr<ReloadStats> Reloader::Rewrite(const Target& target, Function& fu
     ++(op == Opcode::kSpill ? stats.spills : stats.reloads);
     stats.weighted_cost += weight;
   };
-  // Remat: the `const` defining each constant value (one that clobbers
-  // registers is not made again: the spiller made room for its clobbers
-  // where it is, not at the reads).
+  // Remat: the `const` defining each spilled constant, made again at its
+  // register reads (one that clobbers registers is not: the spiller made room
+  // for its clobbers where it is, not at the reads).
   std::vector<Inst>& const_def = buf.const_def;
   const_def.clear();
   if (options_.remat) {
@@ -285,7 +286,9 @@ absl::StatusOr<ReloadStats> Reloader::Rewrite(const Target& target, Function& fu
     for (Block b : func.layout()) {
       for (Inst i : func.block(b).insts) {
         const InstData& d = func.inst(i);
-        if (d.opcode == Opcode::kConst && d.clobbers < 0) const_def[func.operands(i)[0].value().index()] = i;
+        if (d.opcode != Opcode::kConst || d.clobbers >= 0) continue;
+        const Value v = func.operands(i)[0].value();
+        if (locs.IsSpilled(v)) const_def[v.index()] = i;
       }
     }
   }
@@ -425,7 +428,11 @@ absl::StatusOr<ReloadStats> Reloader::Rewrite(const Target& target, Function& fu
       stats.dead_stores += gone;
       stats.weighted_cost -= gone * loops.Weight(b);
     }
-    // The constants' live ranges changed (see InsertReloads): the sets again.
+    // Their live ranges changed (see InsertReloads): the sets again, for the
+    // reuse step and Color (after a large function from empty storage, so
+    // that the old sets and the new ones' working storage are not held at
+    // once).
+    if (func.num_insts() > kWarmBufferInsts) sets.Release();
     sets.Compute(func, analyses->cfg);
   }
   ReloadReuse(target, func, locs, buf).Run(loops, sets, stats);

@@ -67,8 +67,8 @@ absl::StatusOr<ReloadStats> InsertReloads(const Target& target, Function& func, 
 // The same with the live sets computed before Spill (see spill/spill.h).
 // `sets` stay exact for Color: the values Reload adds are local to one block,
 // and where it made constants again it computes them again (a constant made
-// again at its reads lives in its slot only up to the reads that still take
-// the slot, or, with no store left, is dead at its definition).
+// again at its register reads lives in its slot only up to the reads that
+// still take the slot, or, with no store left, is dead at its definition).
 absl::StatusOr<ReloadStats> InsertReloads(const Target& target, Function& func, LiveSets& sets,
                                           ValueLocations& locs);
 absl::StatusOr<ReloadStats> InsertReloads(const Target& target, Function& func, ValueLocations& locs,
@@ -96,6 +96,9 @@ class Reloader {
  private:
   absl::StatusOr<ReloadStats> Rewrite(const Target& target, Function& func, LiveSets& sets, ValueLocations& locs,
                                       const CfgAnalyses* analyses);
+
+  // Gives the buffers back after a large function.
+  absl::StatusOr<ReloadStats> Finish(const Function& func, absl::StatusOr<ReloadStats> s);
 
   ReloadOptions options_;
   std::unique_ptr<Buffers> b_;
