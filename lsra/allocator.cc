@@ -12,9 +12,13 @@ absl::StatusOr<LsraBuildStats> LsraAllocator::Build(Function& func, const Target
   RA_RETURN_IF_ERROR(verifier_.Run(func, target, analyses_));
   sets_.Compute(func, analyses_.cfg);
   absl::StatusOr<LsraBuildStats> s = build_.Run(target, func, sets_, options_.build, analyses_);
-  // Nothing reads the sets after the build (LsraBuild::LiveInto): after a
-  // large function they go before allocation (base/warm_buffers.h).
-  if (func.num_insts() > kWarmBufferInsts) sets_.Release();
+  // Nothing reads the sets after the build (LsraBuild::LiveInto), nor the
+  // dominator tree and loop nest (resolution reads the graph): after a large
+  // function they go before allocation (base/warm_buffers.h).
+  if (func.num_insts() > kWarmBufferInsts) {
+    sets_.Release();
+    analyses_.ReleaseAllButGraph();
+  }
   return s;
 }
 

@@ -35,6 +35,9 @@ absl::StatusOr<PackingStats> PackingAllocator::Allocations(Function& func, const
   stats_.loop_entries_split = SplitLoopEntries(func, analyses_, split_outside_preds_);
   ReleaseAfterLargeFunction(func.num_insts(), split_outside_preds_);
   RA_RETURN_IF_ERROR(BuildPackingProblem(func, target, options_, problem_, analyses_));
+  // The transform's lowering reads the graph only: after a large function the
+  // rest goes before the function grows.
+  if (func.num_insts() > kWarmBufferInsts) analyses_.ReleaseAllButGraph();
   stats_.items = static_cast<int>(problem_.items().size());
   stats_.timespans = static_cast<int>(problem_.timespans().size());
   stats_.allocations = static_cast<int>(problem_.allocations().size());

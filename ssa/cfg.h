@@ -150,6 +150,13 @@ struct CfgAnalyses {
     dom.Compute(func, cfg);
     loops.Compute(func, cfg, dom);
   }
+  // Gives the dominator tree's and loop nest's storage back, keeping the
+  // graph: for an allocator whose last phases read the graph only, after a
+  // large function (base/warm_buffers.h), before the function grows.
+  void ReleaseAllButGraph() {
+    dom = DominatorTree();
+    loops = LoopNest();
+  }
 };
 
 // Splits every critical edge with a new block holding only a jump, placed in the
