@@ -293,6 +293,8 @@ absl::StatusOr<ReloadStats> Reloader::Rewrite(const Target& target, Function& fu
     }
   }
   auto remat_of = [&](Value v) { return v.index() < const_def.size() ? const_def[v.index()] : Inst(); };
+  const int sets_size = func.num_values();  // the values the sets know (Reload's own come after)
+  bool remade_global = false;
   std::vector<Operand>& ops = buf.ops;
   std::vector<std::pair<Value, Value>>& reloaded = buf.reloaded;  // (spilled value, its reload) for one instruction
   std::vector<Value>& stores = buf.stores;
@@ -369,6 +371,8 @@ absl::StatusOr<ReloadStats> Reloader::Rewrite(const Target& target, Function& fu
               const Operand def = Operand::Def(r);
               out.push_back(func.NewInst(d, absl::MakeConstSpan(&def, 1)));
               ++stats.remats;
+              // Only a constant live across blocks is in the sets.
+              remade_global |= v.index() < static_cast<uint32_t>(sets_size) && sets.GlobalIndex(v) >= 0;
             } else {
               emit(Opcode::kReload, r, v, out, weight);
             }
@@ -428,12 +432,14 @@ absl::StatusOr<ReloadStats> Reloader::Rewrite(const Target& target, Function& fu
       stats.dead_stores += gone;
       stats.weighted_cost -= gone * loops.Weight(b);
     }
-    // Their live ranges changed (see InsertReloads): the sets again, for the
-    // reuse step and Color (after a large function from empty storage, so
-    // that the old sets and the new ones' working storage are not held at
-    // once).
-    if (func.num_insts() > kWarmBufferInsts) sets.Release();
-    sets.Compute(func, analyses->cfg);
+    // Their live ranges changed (see InsertReloads): where one of them lives
+    // across blocks, the sets again, for the reuse step and Color (after a
+    // large function from empty storage, so that the old sets and the new
+    // ones' working storage are not held at once).
+    if (remade_global) {
+      if (func.num_insts() > kWarmBufferInsts) sets.Release();
+      sets.Compute(func, analyses->cfg);
+    }
   }
   ReloadReuse(target, func, locs, buf).Run(loops, sets, stats);
   return stats;
