@@ -1,5 +1,6 @@
 #include "color/ssa_testing.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -122,6 +123,20 @@ absl::StatusOr<SsaRun> AllocateSsaAndCheck(Function& func, const Target& target,
   absl::StatusOr<ReloadStats> reloaded = InsertReloads(target, func, sets, locs);
   RA_RETURN_IF_ERROR(InPhase("reload", reloaded.status()));
   run.reload = *reloaded;
+  // The sets Reload hands on are the function's (LiveSets::Shrink where it
+  // made constants again): Color reads them.
+  {
+    LiveSets fresh(func);
+    for (Block b : func.layout()) {
+      auto same = [](absl::Span<const Value> x, absl::Span<const Value> y) {
+        return std::equal(x.begin(), x.end(), y.begin(), y.end());
+      };
+      if (!same(sets.LiveIn(b), fresh.LiveIn(b)) || !same(sets.LiveOut(b), fresh.LiveOut(b))) {
+        return InPhase("reload", absl::InternalError(absl::StrCat("the live sets it left differ from the function's at ",
+                                                                  func.BlockName(b))));
+      }
+    }
+  }
   RA_RETURN_IF_ERROR(InPhase("pressure", CheckRegisterPressure(func, target, locs)));
   absl::StatusOr<ColorStats> colored = Color(target, func, vregs, sets, locs);
   RA_RETURN_IF_ERROR(InPhase("color", colored.status()));
