@@ -2100,30 +2100,8 @@ void Chaitin::DropSplitParams(const std::vector<Value>& drop) {
 // block; a two-address source whose only read is the instruction that
 // overwrites it), the store goes.
 void Chaitin::RemoveDeadStores() {
-  std::vector<uint8_t>& read = buf_.dead_stores_read;
-  read.assign(f_.num_values(), 0);
-  bool any = false;
-  for (Block b : f_.layout()) {
-    for (Inst i : f_.block(b).insts) {
-      const bool store = f_.inst(i).opcode == Opcode::kSpill;
-      any |= store;
-      for (const Operand& op : f_.operands(i)) {
-        if (op.IsUse()) read[op.value().index()] = 1;
-      }
-    }
-  }
-  if (!any) return;
-  for (Block b : f_.layout()) {
-    std::vector<Inst>& insts = f_.block(b).insts;
-    const size_t before = insts.size();
-    insts.erase(std::remove_if(insts.begin(), insts.end(),
-                               [&](Inst i) {
-                                 return i.index() >= first_made_inst_ && f_.inst(i).opcode == Opcode::kSpill &&
-                                        !read[f_.operands(i)[0].value().index()];
-                               }),
-                insts.end());
-    stats_.dead_stores += static_cast<int>(before - insts.size());
-  }
+  stats_.dead_stores += EraseUnreadStores(
+      f_, buf_.dead_stores_read, [&](Inst i) { return i.index() >= first_made_inst_; }, [](Block, Inst) {});
 }
 
 // Step 8: locations everywhere.

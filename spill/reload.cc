@@ -401,37 +401,15 @@ absl::StatusOr<ReloadStats> Reloader::Rewrite(const Target& target, Function& fu
     // A spilled constant's store serves the reads of its slot (Any and Stack
     // uses, constraint copies, branch arguments): with none left, it goes, and
     // the constant is a register value read by nobody.
-    std::vector<uint8_t>& slot_read = buf.slot_read;
-    slot_read.assign(func.num_values(), 0);
-    auto own_store = [&](Inst i, Value v) {
-      return func.inst(i).opcode == Opcode::kSpill && func.operands(i)[0].value() == v;
-    };
-    for (Block b : func.layout()) {
-      for (Inst i : func.block(b).insts) {
-        for (const Operand& op : func.operands(i)) {
-          if (op.IsUse() && !own_store(i, op.value())) slot_read[op.value().index()] = 1;
-        }
-      }
-    }
-    for (Block b : func.layout()) {
-      std::vector<Inst>& block_insts = func.block(b).insts;
-      const size_t before = block_insts.size();
-      block_insts.erase(std::remove_if(block_insts.begin(), block_insts.end(),
-                                       [&](Inst i) {
-                                         if (func.inst(i).opcode != Opcode::kSpill) return false;
-                                         const Value v = func.operands(i)[0].value();
-                                         if (!remat_of(v).IsValid() || slot_read[v.index()] || !own_store(i, v)) {
-                                           return false;
-                                         }
-                                         locs.Set(v, Location());  // in its register, dead
-                                         return true;
-                                       }),
-                        block_insts.end());
-      const int gone = static_cast<int>(before - block_insts.size());
-      stats.spills -= gone;
-      stats.dead_stores += gone;
-      stats.weighted_cost -= gone * loops.Weight(b);
-    }
+    const int gone = EraseUnreadStores(
+        func, buf.slot_read,
+        [&](Inst i) { return remat_of(func.operands(i)[0].value()).IsValid(); },
+        [&](Block b, Inst i) {
+          locs.Set(func.operands(i)[0].value(), Location());  // in its register, dead
+          stats.weighted_cost -= loops.Weight(b);
+        });
+    stats.spills -= gone;
+    stats.dead_stores += gone;
     // Their live ranges changed (see InsertReloads): where one of them lives
     // across blocks, the sets again, for the reuse step and Color (after a
     // large function from empty storage, so that the old sets and the new

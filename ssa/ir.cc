@@ -169,6 +169,39 @@ void Function::SetTargets(Inst i, absl::Span<const BranchTarget> targets) {
   ReplaceInPool(target_pool_, d.first_target, d.target_count, targets);
 }
 
+int EraseUnreadStores(Function& func, std::vector<uint8_t>& read, absl::FunctionRef<bool(Inst)> eligible,
+                      absl::FunctionRef<void(Block, Inst)> erased) {
+  auto spill_of = [&](Inst i, Value v) {
+    return func.inst(i).opcode == Opcode::kSpill && func.operands(i)[0].value() == v;
+  };
+  read.assign(func.num_values(), 0);
+  bool any = false;
+  for (Block b : func.layout()) {
+    for (Inst i : func.block(b).insts) {
+      const bool store = func.inst(i).opcode == Opcode::kSpill;
+      any |= store;
+      for (const Operand& op : func.operands(i)) {
+        if (op.IsUse() && !(store && spill_of(i, op.value()))) read[op.value().index()] = 1;
+      }
+    }
+  }
+  if (!any) return 0;
+  int gone = 0;
+  for (Block b : func.layout()) {
+    std::vector<Inst>& insts = func.block(b).insts;
+    insts.erase(std::remove_if(insts.begin(), insts.end(),
+                               [&](Inst i) {
+                                 if (func.inst(i).opcode != Opcode::kSpill) return false;
+                                 if (read[func.operands(i)[0].value().index()] || !eligible(i)) return false;
+                                 erased(b, i);
+                                 ++gone;
+                                 return true;
+                               }),
+                insts.end());
+  }
+  return gone;
+}
+
 void Function::SpliceBranchArgs(Inst branch, int target, size_t k, size_t count, absl::Span<const Operand> args) {
   absl::Span<const Operand> old = operands(branch);
   const size_t at = targets(branch)[target].first_arg + k;

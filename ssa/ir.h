@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "base/id.h"
@@ -506,6 +507,15 @@ class Function {
 // defines it (what the function computes, as opposed to parameters and the
 // moves, spills and reloads an allocator adds).
 std::vector<uint8_t> ComputedValues(const Function& func);
+
+// Erases from the layout's blocks each `spill` that `eligible` accepts and
+// whose defined value no instruction reads (a spill reading the value it
+// defines, a move-like pair relocating one value, is no read of it): the
+// stores of slot values an allocator's later steps left unread. `erased(b, i)`
+// is told of each before it goes; `read` is a buffer, by value id. Returns
+// how many went.
+int EraseUnreadStores(Function& func, std::vector<uint8_t>& read, absl::FunctionRef<bool(Inst)> eligible,
+                      absl::FunctionRef<void(Block, Inst)> erased);
 
 // The callee-saved registers an allocation's frame must save: those it `used`
 // and those an instruction clobbers (a hand-written `clobbers %rbx`).
