@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <functional>
 
+#include "absl/container/flat_hash_map.h"
 #include "base/bitset.h"
+#include "base/chunked_store.h"
 #include "base/warm_buffers.h"
 #include "ssa/cfg.h"
 
@@ -80,32 +82,36 @@ void LiveSets::ComputeSets(const Function& func, absl::Span<const uint8_t> skip)
   def_block_.assign(func.num_values(), Block());
   num_global_ = 0;
   block_visits_ = 0;
-  // Pass 1: the defining block of every value, and which values appear in more
-  // than one block (first block seen; -2 once a second one appears).
-  std::vector<int32_t>& seen = s_.seen;
-  seen.assign(func.num_values(), -1);
-  auto touch = [&](Value v, Block b) {
-    int32_t& s = seen[v.index()];
-    if (s == -1) {
-      s = static_cast<int32_t>(b.index());
-    } else if (s >= 0 && s != static_cast<int32_t>(b.index())) {
-      s = -2;
-    }
+  // Pass 1: the defining block of every value, and the layout positions of the
+  // first and last blocks each appears in: a value in more than one block is
+  // global.
+  const bool give_back = func.num_insts() > kWarmBufferInsts;  // the scratch, once read
+  std::vector<uint32_t>& first_pos = s_.first_pos;
+  std::vector<uint32_t>& last_pos = s_.last_pos;
+  first_pos.assign(func.num_values(), ~0u);
+  last_pos.resize(func.num_values());
+  uint32_t pos = 0;
+  auto at = [&](Value v) {
+    if (first_pos[v.index()] == ~0u) first_pos[v.index()] = pos;
+    last_pos[v.index()] = pos;
   };
   for (Block b : func.layout()) {
     for (const Operand& p : func.block(b).params) {
       def_block_[p.value().index()] = b;
-      touch(p.value(), b);
+      at(p.value());
     }
     for (Inst i : func.block(b).insts) {
       for (const Operand& op : func.operands(i)) {
         if (op.IsDef()) def_block_[op.value().index()] = b;
-        touch(op.value(), b);
+        at(op.value());
       }
     }
+    ++pos;
   }
   for (int v = 0; v < func.num_values(); ++v) {
-    if (seen[v] == -2 && (static_cast<size_t>(v) >= skip.size() || skip[v] == 0)) global_index_[v] = num_global_++;
+    if (first_pos[v] != last_pos[v] && first_pos[v] != ~0u && (static_cast<size_t>(v) >= skip.size() || skip[v] == 0)) {
+      global_index_[v] = num_global_++;
+    }
   }
   const size_t nb = func.num_blocks();
   const size_t words = (static_cast<size_t>(num_global_) + 63) / 64;
@@ -124,24 +130,6 @@ void LiveSets::ComputeSets(const Function& func, absl::Span<const uint8_t> skip)
   long_value.clear();
   size_t lw = 0;  // words per block
   if (!dense && long_span_ != kNoLongValues) {
-    // The layout positions of each global value's first and last blocks.
-    std::vector<uint32_t>& first_pos = s_.first_pos;
-    std::vector<uint32_t>& last_pos = s_.last_pos;
-    first_pos.assign(func.num_values(), ~0u);
-    last_pos.resize(func.num_values());
-    uint32_t pos = 0;
-    auto at = [&](Value v) {
-      if (global_index_[v.index()] < 0) return;
-      if (first_pos[v.index()] == ~0u) first_pos[v.index()] = pos;
-      last_pos[v.index()] = pos;
-    };
-    for (Block b : func.layout()) {
-      for (const Operand& p : func.block(b).params) at(p.value());
-      for (Inst i : func.block(b).insts) {
-        for (const Operand& op : func.operands(i)) at(op.value());
-      }
-      ++pos;
-    }
     uint32_t span_min = long_span_ != kLongSpanAuto ? long_span_ : std::max<uint32_t>(64, pos / 64);
     const size_t cap = kLongValueWords * 64;
     auto span = [&](int v) { return last_pos[v] - first_pos[v]; };
@@ -162,6 +150,10 @@ void LiveSets::ComputeSets(const Function& func, absl::Span<const uint8_t> skip)
       long_value.push_back(Value(v));
     }
     lw = (long_value.size() + 63) / 64;
+  }
+  if (give_back) {
+    std::vector<uint32_t>().swap(first_pos);
+    std::vector<uint32_t>().swap(last_pos);
   }
   num_long_ = static_cast<int>(long_value.size());
   std::vector<uint64_t>& long_ue = s_.long_ue;
@@ -225,6 +217,7 @@ void LiveSets::ComputeSets(const Function& func, absl::Span<const uint8_t> skip)
     ue.AppendRow(u);
     defs.AppendRow(d);
   }
+  if (give_back) std::vector<int32_t>().swap(long_bit);
 
   // Pass 3: the fixpoint over live-in sets only (live-out is the union of the
   // successors' live-in, taken once at the end). Blocks are visited in post-order
@@ -238,19 +231,13 @@ void LiveSets::ComputeSets(const Function& func, absl::Span<const uint8_t> skip)
   std::vector<Scratch::InRow>& in_rows = s_.in_rows;
   in_rows.assign(nb, Scratch::InRow());
   auto in = [&](size_t b) { return absl::MakeConstSpan(in_rows[b].data, in_rows[b].size); };
-  std::vector<std::vector<uint32_t>>& chunks = s_.in_chunks;
-  for (std::vector<uint32_t>& c : chunks) c.clear();
+  ChunkedStore<uint32_t>& store = s_.in_store;
   // A set holds at most every global value, so it fits in a chunk.
-  const size_t chunk_size = std::max<size_t>(size_t{1} << 18, num_global_);
-  size_t chunk = 0;
-  auto store = [&](absl::Span<const uint32_t> set) {
-    if (chunk < chunks.size() && chunks[chunk].capacity() - chunks[chunk].size() < set.size()) ++chunk;
-    if (chunk == chunks.size()) chunks.emplace_back();
-    std::vector<uint32_t>& c = chunks[chunk];
-    if (c.capacity() < chunk_size) c.reserve(chunk_size);  // empty here
-    const uint32_t* at = c.data() + c.size();
-    c.insert(c.end(), set.begin(), set.end());
-    return at;
+  store.Clear(std::max<size_t>(size_t{1} << 18, num_global_));
+  auto keep = [&](absl::Span<const uint32_t> set) {
+    uint32_t* at = store.Allot(set.size());
+    std::copy(set.begin(), set.end(), at);
+    return Scratch::InRow{at, static_cast<uint32_t>(set.size()), static_cast<uint32_t>(store.last_chunk())};
   };
   std::vector<uint32_t>& out = s_.out;
   std::vector<uint32_t>& merged = s_.merged;
@@ -345,10 +332,31 @@ void LiveSets::ComputeSets(const Function& func, absl::Span<const uint8_t> skip)
     // successors' sets, which only grow), so an unchanged size is an
     // unchanged set.
     if (next_in.size() == in_rows[b.index()].size) return long_grew;
-    in_rows[b.index()] = Scratch::InRow{store(next_in), next_in.size()};
+    in_rows[b.index()] = keep(next_in);
     return true;
   });
 
+  // After a large function, the live-in sets are copied out chunk by chunk,
+  // each chunk given back after its last set: the sets and their copies are
+  // not held whole at once (at a million instructions each is some 70 MB).
+  std::vector<Block>& in_order = s_.in_order;
+  std::vector<uint32_t>& chunk_sets = s_.in_chunk_sets;
+  in_order.clear();
+  chunk_sets.assign(store.num_chunks() + 1, 0);
+  if (give_back) {  // the blocks by chunk (a counting sort; sets in no chunk first)
+    auto chunk_of = [&](size_t b) { return in_rows[b].size == 0 ? 0 : in_rows[b].chunk + 1; };
+    for (size_t b = 0; b < nb; ++b) ++chunk_sets[chunk_of(b)];
+    std::vector<uint32_t>& start = s_.u;  // free again
+    start.assign(chunk_sets.size() + 1, 0);
+    for (size_t c = 0; c < chunk_sets.size(); ++c) start[c + 1] = start[c] + chunk_sets[c];
+    in_order.resize(nb);
+    for (size_t b = 0; b < nb; ++b) in_order[start[chunk_of(b)]++] = Block(static_cast<uint32_t>(b));
+  }
+  auto in_done = [&](size_t b) {
+    if (!give_back || in_rows[b].size == 0) return;
+    const uint32_t c = in_rows[b].chunk;
+    if (--chunk_sets[c + 1] == 0) store.Release(c);
+  };
   Flatten(
       nb, [&](size_t b) { return in_rows[b].size + CountBits(long_in.data() + b * lw, lw); },
       [&](size_t b) {
@@ -371,7 +379,8 @@ void LiveSets::ComputeSets(const Function& func, absl::Span<const uint8_t> skip)
         absl::Span<const uint32_t> bout = out_of(Block(static_cast<uint32_t>(b)));
         absl::Span<const uint32_t> bin = in(b);
         return std::equal(bout.begin(), bout.end(), bin.begin(), bin.end());
-      });
+      },
+      in_order, in_done);
 }
 
 // Pass 3 and the result with a bit vector of the global values per block
@@ -418,7 +427,8 @@ void LiveSets::DenseFixpoint(size_t nb, size_t words) {
       [&](size_t b) {
         live_out(Block(static_cast<uint32_t>(b)));
         return std::equal(out.begin(), out.end(), in.data() + b * words);
-      });
+      },
+      {}, [](size_t) {});
 }
 
 // The worklist, seeded in post-order (successors before predecessors):
@@ -448,26 +458,32 @@ void LiveSets::Fixpoint(size_t nb, const Visit& visit) {
 // ascending index order is ascending value order, since indexes were given in
 // value order; the sorted lists hold values already): in_size(b)
 // and out_size(b) say how many values are live into and out of block b (the
-// rows are reserved exactly; out_size is not asked of a block whose edges all
-// go to one successor), in_row(b, row) and out_row(b, row) write them to the
-// row's reserved place, in_is_out(b) compares the two sets of a block (asked
-// only when their sizes are equal). A set equal to another is stored once: a
-// live-out set is the union of the successors' live-in sets, so it equals any
-// of them that has its size.
-template <typename InSize, typename OutSize, typename InRow, typename OutRow, typename InIsOut>
+// rows are written to their exact size; out_size is not asked of a block whose
+// edges all go to one successor), in_row(b, row) and out_row(b, row) write them
+// to the row, in_is_out(b) compares the two sets of a block (asked only when
+// their sizes are equal). A set equal to another is stored once: a live-out set
+// is the union of the successors' live-in sets, so it equals any of them that
+// has its size. The live-out sets are written first, then the live-in sets in
+// `in_order` (empty: block order), in_done(b) told after each block's, whether
+// its set was stored or not: a caller gives back what only they read.
+template <typename InSize, typename OutSize, typename InRow, typename OutRow, typename InIsOut, typename InDone>
 void LiveSets::Flatten(size_t nb, const InSize& in_size, const OutSize& out_size, const InRow& in_row,
-                       const OutRow& out_row, const InIsOut& in_is_out) {
+                       const OutRow& out_row, const InIsOut& in_is_out, absl::Span<const Block> in_order,
+                       const InDone& in_done) {
   std::vector<int32_t>& alias = s_.alias;
   std::vector<uint32_t>& size = s_.size;
   alias.assign(2 * nb, -1);
   size.assign(2 * nb, 0);
   for (size_t b = 0; b < nb; ++b) size[2 * b] = static_cast<uint32_t>(in_size(b));
+  size_t largest = 0;
   for (size_t b = 0; b < nb; ++b) {
+    largest = std::max<size_t>(largest, size[2 * b]);
     absl::Span<const Edge> succs = cfg_->succs(Block(static_cast<uint32_t>(b)));
     if (succs.empty()) continue;
     bool one = std::all_of(succs.begin(), succs.end(), [&](const Edge& e) { return e.to == succs.front().to; });
     uint32_t out = one ? size[2 * succs.front().to.index()] : static_cast<uint32_t>(out_size(b));
     size[2 * b + 1] = out;
+    largest = std::max<size_t>(largest, out);
     for (const Edge& e : succs) {
       if (size[2 * e.to.index()] == out) {
         alias[2 * b + 1] = static_cast<int32_t>(2 * e.to.index());
@@ -477,39 +493,45 @@ void LiveSets::Flatten(size_t nb, const InSize& in_size, const OutSize& out_size
     if (size[2 * b] == out && in_is_out(b)) alias[2 * b] = static_cast<int32_t>(2 * b + 1);
   }
   ResolveAliases();
-  size_t rows = 0, items = 0;
-  for (size_t n = 0; n < 2 * nb; ++n) {
-    if (alias[n] >= 0) continue;
-    ++rows;
-    items += size[n];
-  }
-  rows_.Clear();
-  rows_.Reserve(rows, items);
-  uint32_t row = 0;
-  for (size_t n = 0; n < 2 * nb; ++n) {
-    if (alias[n] >= 0) continue;
-    Value* dst = rows_.AppendRowOfSize(size[n]);
+  const std::vector<uint32_t>& rep = s_.rep;
+  size_t items = 0;
+  for (size_t n = 0; n < 2 * nb; ++n) items += alias[n] >= 0 ? 0 : size[n];
+  // Chunks of a quarter million values, or one of the exact size where the
+  // sets hold fewer (a small function's sets cost what they hold).
+  rows_.Clear(std::max(largest, std::min(size_t{1} << 18, items)));
+  set_.assign(2 * nb, SetRef());
+  stored_sets_ = 0;
+  auto write = [&](size_t n) {
+    if (alias[n] >= 0) return;
+    Value* row = rows_.Allot(size[n]);
     if (n % 2 == 0) {
-      in_row(n / 2, dst);
+      in_row(n / 2, row);
     } else {
-      out_row(n / 2, dst);
+      out_row(n / 2, row);
     }
-    row_of_[n] = row++;
+    set_[n] = SetRef{row, size[n]};
+    ++stored_sets_;
+  };
+  for (size_t b = 0; b < nb; ++b) write(2 * b + 1);
+  for (size_t k = 0; k < nb; ++k) {
+    const size_t b = in_order.empty() ? k : in_order[k].index();
+    write(2 * b);
+    in_done(b);
   }
   for (size_t n = 0; n < 2 * nb; ++n) {
-    if (alias[n] >= 0) row_of_[n] = row_of_[row_of_[n]];
+    if (alias[n] >= 0) set_[n] = set_[rep[n]];
   }
 }
 
-// Each set's alias chain followed to the set that ends it, into row_of_ (as a
-// set index, made a row index by Flatten). Equal sets can alias one another in
+// Each set's alias chain followed to the set that ends it, into s_.rep. Equal sets can alias one another in
 // a cycle (a loop of empty blocks): the set closing the cycle is stored.
 void LiveSets::ResolveAliases() {
   std::vector<int32_t>& alias = s_.alias;
   std::vector<uint8_t>& state = s_.state;
   std::vector<uint32_t>& chain = s_.chain;
+  std::vector<uint32_t>& rep = s_.rep;
   const size_t sets = alias.size();
-  row_of_.assign(sets, 0);
+  rep.assign(sets, 0);
   state.assign(sets, 0);
   for (size_t n = 0; n < sets; ++n) {
     chain.clear();
@@ -520,19 +542,55 @@ void LiveSets::ResolveAliases() {
       m = static_cast<size_t>(alias[m]);
     }
     if (state[m] == 1) alias[m] = -1;  // m closes a cycle: stored
-    uint32_t end = state[m] == 2 ? row_of_[m] : static_cast<uint32_t>(m);
-    row_of_[m] = end;
+    uint32_t end = state[m] == 2 ? rep[m] : static_cast<uint32_t>(m);
+    rep[m] = end;
     state[m] = 2;
     for (uint32_t c : chain) {
-      row_of_[c] = end;
+      rep[c] = end;
       state[c] = 2;
     }
   }
 }
 
+LiveSets& LiveSets::operator=(const LiveSets& other) {
+  if (this == &other) return *this;
+  global_index_ = other.global_index_;
+  def_block_ = other.def_block_;
+  num_global_ = other.num_global_;
+  num_long_ = other.num_long_;
+  dense_max_words_ = other.dense_max_words_;
+  long_span_ = other.long_span_;
+  block_visits_ = other.block_visits_;
+  stored_sets_ = other.stored_sets_;
+  s_ = Scratch();
+  // Each stored set copied once (sets that share storage share the copy).
+  absl::flat_hash_map<const Value*, const Value*> copy_of;
+  size_t items = 0, largest = 0;
+  for (const SetRef& r : other.set_) {
+    if (r.size > 0 && copy_of.emplace(r.data, nullptr).second) {
+      items += r.size;
+      largest = std::max<size_t>(largest, r.size);
+    }
+  }
+  rows_.Clear(std::max(largest, std::min(size_t{1} << 18, items)));
+  set_.assign(other.set_.size(), SetRef());
+  for (size_t n = 0; n < set_.size(); ++n) {
+    const SetRef& r = other.set_[n];
+    if (r.size == 0) continue;
+    const Value*& copy = copy_of[r.data];
+    if (copy == nullptr) {
+      Value* row = rows_.Allot(r.size);
+      std::copy(r.data, r.data + r.size, row);
+      copy = row;
+    }
+    set_[n] = SetRef{copy, r.size};
+  }
+  return *this;
+}
+
 size_t LiveSets::MemoryBytes() const {
   return global_index_.capacity() * sizeof(int32_t) + def_block_.capacity() * sizeof(Block) +
-         rows_.all().size() * sizeof(Value) + (rows_.num_rows() + 1 + row_of_.size()) * sizeof(uint32_t);
+         rows_.MemoryBytes() + set_.capacity() * sizeof(SetRef);
 }
 
 }  // namespace regalloc

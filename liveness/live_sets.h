@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "absl/types/span.h"
+#include "base/chunked_store.h"
 #include "base/compressed_rows.h"
 #include "ssa/cfg.h"
 #include "ssa/ir.h"
@@ -41,6 +42,12 @@ class LiveSets {
  public:
   LiveSets() = default;
   explicit LiveSets(const Function& func) { Compute(func); }
+  // A copy holds the sets in its own storage (equal sets still stored once),
+  // with no working storage.
+  LiveSets(const LiveSets& other) { *this = other; }
+  LiveSets& operator=(const LiveSets& other);
+  LiveSets(LiveSets&&) = default;
+  LiveSets& operator=(LiveSets&&) = default;
 
   // Recomputes for `func`, reusing this object's storage: a phase that keeps one
   // LiveSets across functions allocates only when a function is bigger than any
@@ -58,8 +65,8 @@ class LiveSets {
   // one is a subset of it), and a block that defines and reads no value live
   // across it (an edge's jump) has its live-out set as its live-in set. On the
   // generated functions that halves the rows.
-  absl::Span<const Value> LiveIn(Block b) const { return rows_.Row(row_of_[2 * b.index()]); }
-  absl::Span<const Value> LiveOut(Block b) const { return rows_.Row(row_of_[2 * b.index() + 1]); }
+  absl::Span<const Value> LiveIn(Block b) const { return set_[2 * b.index()].span(); }
+  absl::Span<const Value> LiveOut(Block b) const { return set_[2 * b.index() + 1].span(); }
   // Gives the storage back: for an allocator that has read the sets for the
   // last time and is about to grow the function (LsraResolver). Nothing may be
   // asked until the next Compute.
@@ -82,7 +89,7 @@ class LiveSets {
   // The block defining each value (invalid for holes).
   Block DefBlock(Value v) const { return def_block_[v.index()]; }
   // How many distinct rows hold the 2 × blocks sets (equal sets share one).
-  int stored_sets() const { return static_cast<int>(rows_.num_rows()); }
+  int stored_sets() const { return stored_sets_; }
   // Dataflow passes over the blocks until the fixpoint (for benchmarks).
   int block_visits() const { return block_visits_; }
   // Bytes held by the result.
@@ -118,11 +125,13 @@ class LiveSets {
   void DenseFixpoint(size_t nb, size_t words);
   template <typename Visit>
   void Fixpoint(size_t nb, const Visit& visit);
-  template <typename InSize, typename OutSize, typename InRow, typename OutRow, typename InIsOut>
+  template <typename InSize, typename OutSize, typename InRow, typename OutRow, typename InIsOut,
+            typename InDone>
   void Flatten(size_t nb, const InSize& in_size, const OutSize& out_size, const InRow& in_row,
-               const OutRow& out_row, const InIsOut& in_is_out);
+               const OutRow& out_row, const InIsOut& in_is_out, absl::Span<const Block> in_order,
+               const InDone& in_done);
   // Per set (2b: block b's live-in, 2b + 1: its live-out), the set it equals
-  // (Flatten's `alias`) followed to the one that is stored.
+  // (Flatten's `alias`) followed to the one that is stored (in s_.rep).
   void ResolveAliases();
 
   std::vector<int32_t> global_index_;
@@ -132,12 +141,20 @@ class LiveSets {
   size_t dense_max_words_ = kDenseMaxWords;
   uint32_t long_span_ = kLongSpanAuto;
   int block_visits_ = 0;
-  CompressedRows<Value> rows_;    // the distinct sets
-  std::vector<uint32_t> row_of_;  // per set (2b: live-in of block b, 2b + 1: live-out): its row
+  // Per set (2b: live-in of block b, 2b + 1: live-out), where it is stored:
+  // in rows_, the distinct sets, written in chunks (Flatten writes them while
+  // it gives back the fixpoint's chunks, so that both are not held whole).
+  struct SetRef {
+    const Value* data = nullptr;
+    uint32_t size = 0;
+    absl::Span<const Value> span() const { return absl::MakeConstSpan(data, size); }
+  };
+  std::vector<SetRef> set_;
+  ChunkedStore<Value> rows_;
+  int stored_sets_ = 0;
   // Working storage, kept between Compute calls (given back after a function
   // of more than kWarmBufferInsts instructions: base/warm_buffers.h).
   struct Scratch {
-    std::vector<int32_t> seen;
     // Pass 1, per value: the layout positions of the first and last blocks
     // it appears in.
     std::vector<uint32_t> first_pos, last_pos;
@@ -152,16 +169,21 @@ class LiveSets {
     CompressedRows<uint32_t> ue;
     CompressedRows<uint32_t> defs;
     // The sorted lists' live-in sets, block b's at in_rows[b], written one after
-    // another into chunks that are never grown (so a set stays where it is
-    // written); a set that grows is written again (its old place stays,
-    // unused). Not a heap block per set: at a million instructions there were
-    // 140k of them to allocate, scatter and free.
+    // another into chunks (base/chunked_store.h); a set that grows is written
+    // again (its old place stays, unused). Not a heap block per set: at a
+    // million instructions there were 140k of them to allocate, scatter and
+    // free. Flatten copies them out chunk by chunk (in_order: the blocks by
+    // the chunk of their set), giving each chunk back after its last set
+    // (in_chunk_sets: per chunk, the final sets in it not yet copied).
     struct InRow {
       const uint32_t* data = nullptr;
-      size_t size = 0;
+      uint32_t size = 0;
+      uint32_t chunk = 0;
     };
     std::vector<InRow> in_rows;
-    std::vector<std::vector<uint32_t>> in_chunks;
+    ChunkedStore<uint32_t> in_store;
+    std::vector<uint32_t> in_chunk_sets;
+    std::vector<Block> in_order;
     std::vector<uint64_t> in_bits, out_bits, next_bits;
     ControlFlowGraph cfg;
     std::vector<uint32_t> u, d, out, merged, next_in;
@@ -172,6 +194,7 @@ class LiveSets {
     // The sorted lists' fixpoint, per block: its live-out set's size at its
     // last visit.
     std::vector<uint32_t> out_size;
+    std::vector<uint32_t> rep;   // ResolveAliases, per set: the stored set it equals
     std::vector<uint8_t> state;  // ResolveAliases: 0 new, 1 on the current chain, 2 resolved
     std::vector<uint32_t> chain;
   };

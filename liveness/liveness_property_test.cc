@@ -151,10 +151,13 @@ TEST_P(LivenessProperty, SparseAgreesWithDenseAndPoints) {
   EXPECT_GT(long_values, 1000);  // the mixed sets held values both ways
 }
 
-// A function whose sorted-list sets overflow the fixpoint's first chunk of
+// Functions whose sorted-list sets overflow the fixpoint's first chunk of
 // storage (a quarter million entries): the sorted lists equal the bit vectors
 // at every block, also when one object computes a large function, a small one
-// and the large one again (chunks reused and refilled).
+// and the large one again (chunks reused and refilled), and past
+// kWarmBufferInsts instructions, where the sets are copied out of the
+// fixpoint's chunks while each chunk is given back after its last set (under
+// ASan a chunk given back too early is a read of freed memory).
 TEST(LivenessLarge, SortedListsAcrossChunksEqualBitVectors) {
   const Target& t = *TargetByName("x86_64").value();
   GeneratorOptions g;
@@ -163,22 +166,29 @@ TEST(LivenessLarge, SortedListsAcrossChunksEqualBitVectors) {
   SplitCriticalEdges(large);
   g.num_insts = 200;
   Function small = Generate(4, g, t).value();
+  g.num_insts = 70000;
+  Function huge = Generate(5, g, t).value();
+  ASSERT_GT(huge.num_insts(), kWarmBufferInsts);
   LiveSets lists;
   lists.set_dense_max_words(0);
   size_t entries = 0;
   // The large function first with its long-lived values as bits beside the
   // lists, the second time without.
-  const std::vector<std::pair<const Function*, uint32_t>> runs = {
-      {&large, LiveSets::kLongSpanAuto}, {&small, LiveSets::kLongSpanAuto}, {&large, LiveSets::kNoLongValues}};
+  const std::vector<std::pair<const Function*, uint32_t>> runs = {{&large, LiveSets::kLongSpanAuto},
+                                                                  {&small, LiveSets::kLongSpanAuto},
+                                                                  {&large, LiveSets::kNoLongValues},
+                                                                  {&huge, LiveSets::kLongSpanAuto},
+                                                                  {&small, LiveSets::kLongSpanAuto}};
   for (const auto& [f, span] : runs) {
     LiveSets bits;
     bits.set_dense_max_words(size_t{1} << 30);
     bits.Compute(*f);
     lists.set_long_value_span(span);
     lists.Compute(*f);
-    if (f == &large && span == LiveSets::kLongSpanAuto) {
+    if (f != &small && span == LiveSets::kLongSpanAuto) {
       EXPECT_GT(lists.num_long_values(), 100);  // the generator's long-lived values, at least
     }
+    int sets = 0;
     for (Block b : f->layout()) {
       ASSERT_TRUE(std::equal(lists.LiveIn(b).begin(), lists.LiveIn(b).end(), bits.LiveIn(b).begin(),
                              bits.LiveIn(b).end()))
@@ -187,7 +197,10 @@ TEST(LivenessLarge, SortedListsAcrossChunksEqualBitVectors) {
                              bits.LiveOut(b).end()))
           << "live-out of block " << b.index() << " of a " << f->num_insts() << "-instruction function";
       if (f == &large) entries += lists.LiveIn(b).size();
+      sets += 2;
     }
+    EXPECT_EQ(lists.stored_sets(), bits.stored_sets()) << f->num_insts() << " instructions";
+    EXPECT_LT(lists.stored_sets(), sets * 3 / 4) << f->num_insts() << " instructions";
   }
   EXPECT_GT(entries, 2u * (size_t{1} << 18)) << "the live-in sets no longer fill more than one chunk";
 }

@@ -155,6 +155,37 @@ block3:
   }
 }
 
+// A copy holds its own sets: it still reads the loop's sets after the
+// original has computed another function, and equal sets stay shared.
+TEST(LiveSetsTest, ACopyOutlivesTheOriginalsNextCompute) {
+  Analyzed a = Analyze(kLoop);
+  absl::StatusOr<Function> other = ParseFunction(R"(function %one(i64) -> i64 {
+block0(v0: i64):
+    ret v0
+}
+)",
+                                                 X86());
+  ASSERT_TRUE(other.ok()) << other.status();
+  for (size_t dense_words : {LiveSets::kDenseMaxWords, size_t{0}}) {
+    LiveSets original;
+    original.set_dense_max_words(dense_words);
+    original.Compute(a.f);
+    LiveSets copy = original;
+    LiveSets assigned;
+    assigned = original;
+    original.Compute(*other);
+    for (const LiveSets* sets : {&copy, &assigned}) {
+      EXPECT_THAT(Ids(sets->LiveIn(B(1))), ElementsAre(0, 1)) << dense_words;
+      EXPECT_THAT(Ids(sets->LiveOut(B(1))), ElementsAre(0, 1)) << dense_words;
+      EXPECT_THAT(Ids(sets->LiveOut(B(0))), ElementsAre(0, 1)) << dense_words;
+      EXPECT_THAT(Ids(sets->LiveIn(B(2))), ElementsAre(1)) << dense_words;
+      EXPECT_EQ(sets->stored_sets(), a.sets.stored_sets()) << dense_words;
+      EXPECT_EQ(sets->LiveIn(B(1)).data(), sets->LiveOut(B(0)).data()) << "equal sets stored once";
+      EXPECT_EQ(sets->GlobalIndex(V(1)), a.sets.GlobalIndex(V(1)));
+    }
+  }
+}
+
 // Blocks no path reaches (block2 and block3): the sorted lists and the bit
 // vectors agree on their sets too, and block2's successors' live-in sets
 // make its live-out set.
