@@ -389,22 +389,13 @@ void LiveSets::ComputeSets(const Function& func, absl::Span<const uint8_t> skip)
 void LiveSets::DenseFixpoint(size_t nb, size_t words) {
   const ControlFlowGraph& cfg = *cfg_;
   std::vector<uint64_t>& in = s_.in_bits;
-  in.assign(nb * words, 0);
   std::vector<uint64_t>& out = s_.out_bits;
   out.resize(words);
-  std::vector<uint64_t>& next = s_.next_bits;
-  next.resize(words);
   auto live_out = [&](Block b) { UnionOfSuccessors(cfg, b, in.data(), words, out); };
-  Fixpoint(nb, [&](Block b) {
-    live_out(b);
-    // in = ue ∪ (out − defs)
-    next = out;
+  // in = ue ∪ (out − defs)
+  BitFixpoint(nb, words, [&](Block b, uint64_t* next) {
     for (uint32_t g : s_.defs.Row(b.index())) next[g >> 6] &= ~(uint64_t{1} << (g & 63));
     for (uint32_t g : s_.ue.Row(b.index())) next[g >> 6] |= uint64_t{1} << (g & 63);
-    uint64_t* row = in.data() + b.index() * words;  // not in[...]: with no global values, in is empty
-    if (std::equal(next.begin(), next.end(), row)) return false;
-    std::copy(next.begin(), next.end(), row);
-    return true;
   });
   auto values = [&](const uint64_t* bits, Value* row) {
     for (size_t k = 0; k < words; ++k) {
@@ -429,6 +420,25 @@ void LiveSets::DenseFixpoint(size_t nb, size_t words) {
         return std::equal(out.begin(), out.end(), in.data() + b * words);
       },
       {}, [](size_t) {});
+}
+
+// The fixpoint over bit vectors of `words` words a block (live-in sets in
+// s_.in_bits): transfer(b, bits) makes b's live-out set, the union of its
+// successors' live-in sets, its live-in set (in place).
+template <typename Transfer>
+void LiveSets::BitFixpoint(size_t nb, size_t words, const Transfer& transfer) {
+  std::vector<uint64_t>& in = s_.in_bits;
+  in.assign(nb * words, 0);
+  std::vector<uint64_t>& next = s_.next_bits;
+  next.resize(words);
+  Fixpoint(nb, [&](Block b) {
+    UnionOfSuccessors(*cfg_, b, in.data(), words, next);
+    transfer(b, next.data());
+    uint64_t* row = in.data() + b.index() * words;  // not in[...]: with no global values, in is empty
+    if (std::equal(next.begin(), next.end(), row)) return false;
+    std::copy(next.begin(), next.end(), row);
+    return true;
+  });
 }
 
 // The worklist, seeded in post-order (successors before predecessors):
@@ -509,7 +519,7 @@ void LiveSets::Flatten(size_t nb, const InSize& in_size, const OutSize& out_size
     } else {
       out_row(n / 2, row);
     }
-    set_[n] = SetRef{row, size[n]};
+    set_[n] = SetRef{row, size[n], static_cast<uint32_t>(n)};
     ++stored_sets_;
   };
   for (size_t b = 0; b < nb; ++b) write(2 * b + 1);
@@ -564,7 +574,7 @@ LiveSets& LiveSets::operator=(const LiveSets& other) {
   stored_sets_ = other.stored_sets_;
   s_ = Scratch();
   // Each stored set copied once (sets that share storage share the copy).
-  absl::flat_hash_map<const Value*, const Value*> copy_of;
+  absl::flat_hash_map<const Value*, Value*> copy_of;
   size_t items = 0, largest = 0;
   for (const SetRef& r : other.set_) {
     if (r.size > 0 && copy_of.emplace(r.data, nullptr).second) {
@@ -577,15 +587,100 @@ LiveSets& LiveSets::operator=(const LiveSets& other) {
   for (size_t n = 0; n < set_.size(); ++n) {
     const SetRef& r = other.set_[n];
     if (r.size == 0) continue;
-    const Value*& copy = copy_of[r.data];
+    Value*& copy = copy_of[r.data];
     if (copy == nullptr) {
       Value* row = rows_.Allot(r.size);
       std::copy(r.data, r.data + r.size, row);
       copy = row;
     }
-    set_[n] = SetRef{copy, r.size};
+    set_[n] = SetRef{copy, r.size, r.stored};
   }
   return *this;
+}
+
+void LiveSets::Shrink(const Function& func, const ControlFlowGraph& cfg, absl::Span<const Value> values) {
+  const size_t nb = set_.size() / 2;
+  // Each value shrunk gets a bit (shrink_of: its bit + 1).
+  std::vector<uint32_t>& shrink_of = s_.shrink_of;
+  shrink_of.assign(global_index_.size(), 0);
+  uint32_t count = 0;
+  for (Value v : values) {
+    if (v.index() < global_index_.size() && global_index_[v.index()] >= 0 && shrink_of[v.index()] == 0) {
+      shrink_of[v.index()] = ++count;
+    }
+  }
+  if (count == 0) return;
+  auto bit_of = [&](Value v) { return v.index() < shrink_of.size() ? static_cast<int64_t>(shrink_of[v.index()]) - 1 : -1; };
+  // The dataflow again, for these values only, as bit vectors (the constants
+  // made again are few, but live across most of the function: a walk up from
+  // each of their remaining uses passed as many blocks as all the other
+  // values' sets hold). Upward-exposed uses and defs, as in ComputeSets.
+  const size_t words = (count + 63) / 64;
+  std::vector<uint64_t>& ue = s_.long_ue;
+  std::vector<uint64_t>& defs = s_.long_defs;
+  ue.assign(nb * words, 0);
+  defs.assign(nb * words, 0);
+  auto set_bit = [&](std::vector<uint64_t>& rows, Block b, int64_t bit) {
+    rows[b.index() * words + static_cast<size_t>(bit >> 6)] |= uint64_t{1} << (bit & 63);
+  };
+  for (Block b : func.layout()) {
+    for (const Operand& p : func.block(b).params) {
+      if (const int64_t bit = bit_of(p.value()); bit >= 0) set_bit(defs, b, bit);
+    }
+    for (Inst i : func.block(b).insts) {
+      for (const Operand& op : func.operands(i)) {
+        const int64_t bit = bit_of(op.value());
+        if (bit < 0) continue;
+        if (op.IsDef()) {
+          set_bit(defs, b, bit);
+        } else if (def_block_[op.value().index()] != b) {
+          set_bit(ue, b, bit);
+        }
+      }
+    }
+  }
+  cfg_ = &cfg;
+  BitFixpoint(nb, words, [&](Block b, uint64_t* next) {
+    const uint64_t* u = ue.data() + b.index() * words;
+    const uint64_t* d = defs.data() + b.index() * words;
+    for (size_t k = 0; k < words; ++k) next[k] = u[k] | (next[k] & ~d[k]);
+  });
+  cfg_ = nullptr;
+  std::vector<uint64_t>& in = s_.in_bits;
+  std::vector<uint64_t>& out = s_.out_bits;
+  out.resize(words);
+  // Live-out bits (the successors' live-in), in `ue`, read no more.
+  std::vector<uint64_t>& outs = ue;
+  for (size_t b = 0; b < nb; ++b) {
+    UnionOfSuccessors(cfg, Block(static_cast<uint32_t>(b)), in.data(), words, out);
+    std::copy(out.begin(), out.end(), outs.begin() + static_cast<std::ptrdiff_t>(b * words));
+  }
+  // Per set (2b: live-in, 2b + 1: live-out), its shrunk values' bits.
+  auto bits = [&](size_t n) { return (n % 2 == 0 ? in.data() : outs.data()) + (n / 2) * words; };
+  auto filter = [&](const Value* from, uint32_t size, const uint64_t* live, Value* to) {
+    Value* w = to;
+    for (const Value* r = from; r != from + size; ++r) {
+      const int64_t bit = bit_of(*r);
+      if (bit < 0 || ((live[bit >> 6] >> (bit & 63)) & 1)) *w++ = *r;
+    }
+    return static_cast<uint32_t>(w - to);
+  };
+  // A set sharing its storage with one whose shrunk values now differ gets
+  // storage of its own, filtered from the shared row before that one is
+  // filtered in place.
+  for (size_t n = 0; n < set_.size(); ++n) {
+    SetRef& r = set_[n];
+    if (r.stored == n || std::equal(bits(n), bits(n) + words, bits(r.stored))) continue;
+    Value* row = rows_.Allot(r.size);
+    r = SetRef{row, filter(r.data, r.size, bits(n), row), static_cast<uint32_t>(n)};
+    ++stored_sets_;
+  }
+  for (size_t n = 0; n < set_.size(); ++n) {
+    SetRef& r = set_[n];
+    if (r.stored == n) r.size = filter(r.data, r.size, bits(n), r.data);
+  }
+  for (SetRef& r : set_) r.size = set_[r.stored].size;
+  ReleaseAfterLargeFunction(func.num_insts(), s_);
 }
 
 size_t LiveSets::MemoryBytes() const {

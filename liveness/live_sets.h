@@ -72,6 +72,17 @@ class LiveSets {
   // asked until the next Compute.
   void Release() { *this = LiveSets(); }
 
+  // Makes the sets exact again after a phase removed uses of `values` (and
+  // changed no other value's uses or defs, nor the blocks and edges; values
+  // it added are local to one block, like Reload's): each is taken out of the
+  // sets of the blocks it no longer lives in, found by the dataflow over
+  // these values only, a bit each (a pass over the function, the fixpoint
+  // on a word or a few per block, a pass over the stored sets), not the
+  // sorted sets of every value again. `cfg` is `func`'s graph. The numbering
+  // (GlobalIndex, num_global, DefBlock) stays as it was; equal sets may be
+  // stored twice.
+  void Shrink(const Function& func, const ControlFlowGraph& cfg, absl::Span<const Value> values);
+
   // Binary search in the block's set (inline: walks ask it per value).
   bool IsLiveIn(Value v, Block b) const {
     absl::Span<const Value> s = LiveIn(b);
@@ -125,6 +136,8 @@ class LiveSets {
   void DenseFixpoint(size_t nb, size_t words);
   template <typename Visit>
   void Fixpoint(size_t nb, const Visit& visit);
+  template <typename Transfer>
+  void BitFixpoint(size_t nb, size_t words, const Transfer& transfer);
   template <typename InSize, typename OutSize, typename InRow, typename OutRow, typename InIsOut,
             typename InDone>
   void Flatten(size_t nb, const InSize& in_size, const OutSize& out_size, const InRow& in_row,
@@ -145,8 +158,9 @@ class LiveSets {
   // in rows_, the distinct sets, written in chunks (Flatten writes them while
   // it gives back the fixpoint's chunks, so that both are not held whole).
   struct SetRef {
-    const Value* data = nullptr;
+    Value* data = nullptr;
     uint32_t size = 0;
+    uint32_t stored = 0;  // the set stored at `data` (itself, or one it equals)
     absl::Span<const Value> span() const { return absl::MakeConstSpan(data, size); }
   };
   std::vector<SetRef> set_;
@@ -195,6 +209,9 @@ class LiveSets {
     // last visit.
     std::vector<uint32_t> out_size;
     std::vector<uint32_t> rep;   // ResolveAliases, per set: the stored set it equals
+    // Shrink: per value, its bit + 1 (0: not shrunk); its dataflow uses
+    // long_ue, long_defs and the bit vectors of DenseFixpoint.
+    std::vector<uint32_t> shrink_of;
     std::vector<uint8_t> state;  // ResolveAliases: 0 new, 1 on the current chain, 2 resolved
     std::vector<uint32_t> chain;
   };

@@ -27,6 +27,7 @@ struct Reloader::Buffers {
   std::vector<uint32_t> seen_in;
   std::vector<Inst> const_def;    // by value: the `const` defining it, for remat
   std::vector<uint8_t> slot_read;  // by value: read from its slot (remat's stores)
+  std::vector<Value> remade;
   LiveWalker live;
   struct Loaded {
     Value temp;
@@ -294,7 +295,8 @@ absl::StatusOr<ReloadStats> Reloader::Rewrite(const Target& target, Function& fu
   }
   auto remat_of = [&](Value v) { return v.index() < const_def.size() ? const_def[v.index()] : Inst(); };
   const int sets_size = func.num_values();  // the values the sets know (Reload's own come after)
-  bool remade_global = false;
+  std::vector<Value>& remade = buf.remade;  // constants made again that live across blocks
+  remade.clear();
   std::vector<Operand>& ops = buf.ops;
   std::vector<std::pair<Value, Value>>& reloaded = buf.reloaded;  // (spilled value, its reload) for one instruction
   std::vector<Value>& stores = buf.stores;
@@ -372,7 +374,7 @@ absl::StatusOr<ReloadStats> Reloader::Rewrite(const Target& target, Function& fu
               out.push_back(func.NewInst(d, absl::MakeConstSpan(&def, 1)));
               ++stats.remats;
               // Only a constant live across blocks is in the sets.
-              remade_global |= v.index() < static_cast<uint32_t>(sets_size) && sets.GlobalIndex(v) >= 0;
+              if (v.index() < static_cast<uint32_t>(sets_size) && sets.GlobalIndex(v) >= 0) remade.push_back(v);
             } else {
               emit(Opcode::kReload, r, v, out, weight);
             }
@@ -410,14 +412,10 @@ absl::StatusOr<ReloadStats> Reloader::Rewrite(const Target& target, Function& fu
         });
     stats.spills -= gone;
     stats.dead_stores += gone;
-    // Their live ranges changed (see InsertReloads): where one of them lives
-    // across blocks, the sets again, for the reuse step and Color (after a
-    // large function from empty storage, so that the old sets and the new
-    // ones' working storage are not held at once).
-    if (remade_global) {
-      if (func.num_insts() > kWarmBufferInsts) sets.Release();
-      sets.Compute(func, analyses->cfg);
-    }
+    // Their live ranges shrank (see InsertReloads): where one of them lives
+    // across blocks, it leaves the sets where it no longer lives, for the
+    // reuse step and Color.
+    if (!remade.empty()) sets.Shrink(func, analyses->cfg, remade);
   }
   ReloadReuse(target, func, locs, buf).Run(loops, sets, stats);
   return stats;

@@ -66,9 +66,10 @@ struct ReloadStats {
 absl::StatusOr<ReloadStats> InsertReloads(const Target& target, Function& func, ValueLocations& locs);
 // The same with the live sets computed before Spill (see spill/spill.h).
 // `sets` stay exact for Color: the values Reload adds are local to one block,
-// and where it made constants again it computes them again (a constant made
-// again at its register reads lives in its slot only up to the reads that
-// still take the slot, or, with no store left, is dead at its definition).
+// and where it made constants again it shrinks them (LiveSets::Shrink: a
+// constant made again at its register reads lives in its slot only up to the
+// reads that still take the slot, or, with no store left, is dead at its
+// definition).
 absl::StatusOr<ReloadStats> InsertReloads(const Target& target, Function& func, LiveSets& sets,
                                           ValueLocations& locs);
 absl::StatusOr<ReloadStats> InsertReloads(const Target& target, Function& func, ValueLocations& locs,
