@@ -40,6 +40,9 @@ class ChunkedStore {
     c->resize(c->size() + n);
     return c->data() + c->size() - n;
   }
+  // The size of the chunks opened from now on (runs added later, fewer than
+  // the first: no chunk as big as all of those).
+  void set_chunk_items(size_t chunk_items) { chunk_items_ = chunk_items; }
   // The chunk the last Allot wrote to.
   size_t last_chunk() const { return chunk_; }
   size_t num_chunks() const { return chunks_.size(); }
