@@ -668,22 +668,21 @@ void LiveSets::Shrink(const Function& func, const ControlFlowGraph& cfg, absl::S
   // A set sharing its storage with one whose shrunk values now differ gets
   // storage of its own, filtered from the shared row before that one is
   // filtered in place.
-  auto own = [&](size_t n) {
-    const SetRef& r = set_[n];
-    return r.stored != n && !std::equal(bits(n), bits(n) + words, bits(r.stored));
-  };
+  std::vector<uint32_t>& own = s_.shrink_own;
+  own.clear();
   size_t items = 0, largest = 0;
   for (size_t n = 0; n < set_.size(); ++n) {
-    if (!own(n)) continue;
-    items += set_[n].size;
-    largest = std::max<size_t>(largest, set_[n].size);
+    const SetRef& r = set_[n];
+    if (r.stored == n || std::equal(bits(n), bits(n) + words, bits(r.stored))) continue;
+    own.push_back(static_cast<uint32_t>(n));
+    items += r.size;
+    largest = std::max<size_t>(largest, r.size);
   }
   rows_.set_chunk_items(std::max(largest, std::min(size_t{1} << 18, items)));
-  for (size_t n = 0; n < set_.size(); ++n) {
-    if (!own(n)) continue;
+  for (uint32_t n : own) {
     SetRef& r = set_[n];
     Value* row = rows_.Allot(r.size);
-    r = SetRef{row, filter(r.data, r.size, bits(n), row), static_cast<uint32_t>(n)};
+    r = SetRef{row, filter(r.data, r.size, bits(n), row), n};
     ++stored_sets_;
   }
   for (size_t n = 0; n < set_.size(); ++n) {

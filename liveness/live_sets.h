@@ -212,6 +212,7 @@ class LiveSets {
     // Shrink: per value, its bit + 1 (0: not shrunk); its dataflow uses
     // long_ue, long_defs and the bit vectors of DenseFixpoint.
     std::vector<uint32_t> shrink_of;
+    std::vector<uint32_t> shrink_own;  // the sets given storage of their own
     std::vector<uint8_t> state;  // ResolveAliases: 0 new, 1 on the current chain, 2 resolved
     std::vector<uint32_t> chain;
   };

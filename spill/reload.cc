@@ -220,11 +220,7 @@ void ReloadReuse::Run(const LoopNest& loops, const LiveSets& sets, ReloadStats& 
 }  // namespace
 
 absl::StatusOr<ReloadStats> InsertReloads(const Target& target, Function& func, ValueLocations& locs) {
-  if (func.IsAllocated()) {
-    return absl::FailedPreconditionError(absl::StrCat("function %", func.name(), ": reload needs SSA form"));
-  }
-  LiveSets sets(func);
-  return InsertReloads(target, func, sets, locs);
+  return InsertReloads(target, func, locs, ReloadOptions());
 }
 
 absl::StatusOr<ReloadStats> InsertReloads(const Target& target, Function& func, LiveSets& sets,
