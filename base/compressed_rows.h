@@ -76,6 +76,9 @@ class CompressedRows {
     fill_.assign(start_.begin(), start_.end() - 1);
   }
   void Place(size_t row, const T& item) { items_[fill_[row]++] = item; }
+  // Gives back the cursors of Build and Place, kept for the next build (a row
+  // count's worth: after a large function's, base/warm_buffers.h).
+  void ReleaseCursors() { std::vector<uint32_t>().swap(fill_); }
 
   size_t num_rows() const { return start_.empty() ? 0 : start_.size() - 1; }
   absl::Span<const T> Row(size_t row) const {

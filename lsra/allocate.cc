@@ -312,7 +312,7 @@ class Allocator {
     for (; it != refs.end() && it->pos <= at + 3; ++it) {
       if (it->need != RefNeed::kFixed || it->reg() != r || it->pos < c.from || it->pos >= c.to) continue;
       LsraRange own = it->kind == RefKind::kDef
-                          ? LsraRange{it->pos, it->pos + (it->inst.IsValid() ? 2u : 1u)}
+                          ? LsraRange{it->pos, it->pos + (it->pos % 4 != kLsraGap ? 2u : 1u)}
                           : LsraRange{it->pos - it->pos % 4 - 1, it->pos + 1};
       if (own.Contains(at)) return own.to;
     }
@@ -559,9 +559,9 @@ class Allocator {
 std::optional<PReg> Allocator::ReuseRegister(uint32_t id, uint32_t pos) const {
   for (const RefPosition& r : RefsAt(children_[id].value, pos)) {
     if (r.kind != RefKind::kDef || r.need != RefNeed::kReuse) continue;
-    const Operand* src = f_->UseOperand(r.inst, r.reuse_of);
+    const Operand* src = f_->UseOperand(b_->InstAt(r.pos), r.reuse_of());
     if (src == nullptr) return std::nullopt;
-    uint32_t early = b_->Pos(r.inst, kLsraEarly);
+    uint32_t early = r.pos - r.pos % 4;
     uint32_t c = PieceAt(src->value(), early);
     if (c != kNever && children_[c].loc.IsReg()) {
       std::optional<RegClass> cls = t_->ClassFor(f_->value_type(children_[id].value));
@@ -791,9 +791,10 @@ absl::Status Allocator::AllocateBlockedReg(uint32_t id, uint32_t pos, std::optio
 
 std::optional<PReg> Allocator::PreferredRegister(uint32_t id, uint32_t pos) const {
   for (const RefPosition& r : RefsAt(children_[id].value, pos)) {
-    if (r.kind != RefKind::kDef || !r.inst.IsValid() || r.need != RefNeed::kRegister) continue;
-    uint32_t early = b_->Pos(r.inst, kLsraEarly);
-    for (const Operand& op : f_->operands(r.inst)) {
+    const Inst inst = b_->InstAt(r.pos);
+    if (r.kind != RefKind::kDef || !inst.IsValid() || r.need != RefNeed::kRegister) continue;
+    uint32_t early = r.pos - r.pos % 4;
+    for (const Operand& op : f_->operands(inst)) {
       if (!op.IsUse() || op.position() != Position::kEarly) continue;
       // A source whose piece at the instruction ends there, in a register.
       uint32_t c = PieceAt(op.value(), early);
@@ -842,8 +843,8 @@ void Allocator::IndexInPlaceUses() {
         const uint32_t first = b_->Pos(i, 0);
         auto it = std::lower_bound(refs.begin(), refs.end(), first,
                                    [](const RefPosition& r, uint32_t q) { return r.pos < q; });
-        for (; it != refs.end() && it->pos <= first + kLsraGap; ++it) {
-          if (it->kind == RefKind::kUse && it->inst == i) {
+        for (; it != refs.end() && it->pos < first + kLsraGap; ++it) {  // i's references
+          if (it->kind == RefKind::kUse) {
             in_place_items_.push_back({v, InPlaceUse{it->pos, i}});
           }
         }
@@ -864,9 +865,10 @@ bool Allocator::TryOverlap(uint32_t id, uint32_t pos) {
   if (c.from != pos || first_piece_[c.value.index()] != id) return false;
   Inst copy;
   for (const RefPosition& r : RefsAt(c.value, pos)) {
-    if (r.kind == RefKind::kDef && r.inst.IsValid() && r.need == RefNeed::kRegister &&
-        f_->inst(r.inst).opcode == Opcode::kCopy) {
-      copy = r.inst;
+    const Inst inst = b_->InstAt(r.pos);
+    if (r.kind == RefKind::kDef && inst.IsValid() && r.need == RefNeed::kRegister &&
+        f_->inst(inst).opcode == Opcode::kCopy) {
+      copy = inst;
     }
   }
   if (!copy.IsValid()) return false;

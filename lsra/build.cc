@@ -229,6 +229,9 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
   // position order), so the rows are counted first.
   int nv = func.num_values(), nb = func.num_blocks();
   number_.assign(func.num_insts(), 0);
+  inst_at_.clear();
+  inst_at_.reserve(func.num_insts() + 1);
+  inst_at_.push_back(Inst());  // numbers start at 1
   block_from_.assign(nb, 0);
   block_to_.assign(nb, 0);
   refs_.StartCounting(nv);
@@ -243,6 +246,7 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
     }
     for (Inst i : insts) {
       number_[i.index()] = k++;
+      inst_at_.push_back(i);
       for (const Operand& op : func.operands(i)) refs_.Count(op.value().index());
     }
     block_to_[b.index()] = 4 * (k - 1) + 3;
@@ -279,12 +283,11 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
       if (target.allocatable().Contains(a)) blocked[a.index()].push_back(range);
     }
   };
-  auto reg_ref = [&](PReg r, RefKind kind, uint32_t pos, Inst inst, LsraRange range) {
+  auto reg_ref = [&](PReg r, RefKind kind, uint32_t pos, LsraRange range) {
     RefPosition ref;
     ref.pos = pos;
     ref.set_reg(r);
     ref.kind = kind;
-    ref.inst = inst;
     ref.need = RefNeed::kFixed;
     scratch_.all_reg_refs.push_back(ref);
     block_reg(r, range);
@@ -294,7 +297,6 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
     ++now;
     touched.clear();
     uint32_t bf = block_from_[b.index()], bt = block_to_[b.index()];
-    uint8_t depth = static_cast<uint8_t>(std::min(loops.depth(b), 255));
     // The boundary with the block before (bf is its end): what lived out of
     // it and does not live into b ends there; what lives into b and did not
     // live out of it starts here. Mostly the two are one set (the live sets
@@ -340,10 +342,8 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
       ref.need = b == func.entry() ? NeedOf(op) : RefNeed::kAny;
       if (ref.need == RefNeed::kFixed) {
         ref.set_reg(op.fixed_reg());
-        reg_ref(op.fixed_reg(), RefKind::kFixedDef, bf, Inst(), LsraRange{bf, bf + 1});
+        reg_ref(op.fixed_reg(), RefKind::kFixedDef, bf, LsraRange{bf, bf + 1});
       }
-      ref.operand = static_cast<uint8_t>(p);
-      ref.loop_depth = depth;
       refs_.Place(op.value().index(), ref);
     }
     for (Inst i : func.block(b).insts) {
@@ -359,9 +359,6 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
                                           : op.position() == Position::kEarly ? kLsraEarly : kLsraLate);
         RefPosition ref;
         ref.pos = pos;
-        ref.inst = i;
-        ref.operand = static_cast<uint8_t>(o);
-        ref.loop_depth = depth;
         ref.need = branch && o >= first_arg ? RefNeed::kAny : NeedOf(op);
         if (op.IsUse()) {
           ref.kind = RefKind::kUse;
@@ -369,7 +366,7 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
           x.last = std::max(x.last, pos);
           if (ref.need == RefNeed::kFixed) {
             ref.set_reg(op.fixed_reg());
-            reg_ref(op.fixed_reg(), RefKind::kFixedUse, pos, i,
+            reg_ref(op.fixed_reg(), RefKind::kFixedUse, pos,
                     LsraRange{base - 1, pos == base + kLsraLate ? base + 3 : pos + 1});
           }
         } else {
@@ -380,9 +377,9 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
           if (src != nullptr && src->constraint() == ConstraintKind::kFixed) ref.need = RefNeed::kFixed;
           if (ref.need == RefNeed::kFixed) {
             ref.set_reg(src != nullptr ? src->fixed_reg() : op.fixed_reg());
-            reg_ref(ref.reg(), RefKind::kFixedDef, pos, i, LsraRange{pos, base + 4});
+            reg_ref(ref.reg(), RefKind::kFixedDef, pos, LsraRange{pos, base + 4});
           } else if (ref.need == RefNeed::kReuse) {
-            ref.reuse_of = static_cast<uint8_t>(op.reuse_index());
+            ref.set_reuse_of(op.reuse_index());
           }
         }
         refs_.Place(op.value().index(), ref);
@@ -390,7 +387,7 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
       if (func.inst(i).clobbers >= 0) {
         clobbers_.push_back(base + kLsraClobber);
         for (PReg r : func.clobber_set(func.inst(i).clobbers)) {
-          reg_ref(r, RefKind::kKill, base + kLsraClobber, i, LsraRange{base + 1, base + 2});
+          reg_ref(r, RefKind::kKill, base + kLsraClobber, LsraRange{base + 1, base + 2});
         }
       }
     }
@@ -409,6 +406,7 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
   // rows made from it would sit beside it at the build's peak.
   const int insts = func.num_insts();
   ReleaseAfterLargeFunction(insts, info);
+  if (insts > kWarmBufferInsts) refs_.ReleaseCursors();
 
   // Group by value (block order keeps each row sorted) and merge adjacent pieces.
   {
@@ -471,10 +469,10 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
     LsraInterval& it = intervals_[v];
     it.cls = *target.ClassFor(func.value_type(Value(v)));
     for (const RefPosition& r : refs_.Row(v)) {
-      uint64_t w = 1;
-      for (int d = 0; d < r.loop_depth && d < 9; ++d) w *= 10;
-      it.weight += w;
-      if (!it.hint.IsValid() && r.need == RefNeed::kFixed) it.hint = r.reg();
+      if (r.need == RefNeed::kFixed) {
+        it.hint = r.reg();
+        break;
+      }
     }
     ++stats.intervals;
     stats.ranges += static_cast<int>(ranges_.Row(v).size());
@@ -489,6 +487,7 @@ void LsraBuild::ReleaseIntervals() {
   std::vector<uint8_t>().swap(has_);
   std::vector<Block>().swap(param_of_);
   std::vector<LsraInterval>().swap(intervals_);
+  std::vector<Inst>().swap(inst_at_);
   ranges_ = CompressedRows<LsraRange>();
   refs_ = CompressedRows<RefPosition>();
   blocked_ = CompressedRows<LsraRange>();
@@ -517,10 +516,23 @@ std::string LsraBuild::Print(const Function& func, const Target& target) const {
     absl::StrAppend(&out, "\n");
   }
   for (const Edge& e : critical_) absl::StrAppend(&out, "  critical edge ", func.BlockName(e.from), "->", func.BlockName(e.to), "\n");
+  // The loop depth at a position: its block's (the blocks of the order
+  // cover increasing positions).
+  auto depth_at = [&](uint32_t pos) {
+    auto it = std::upper_bound(order_.begin(), order_.end(), pos, [&](uint32_t p, Block b) { return p < BlockFrom(b); });
+    return it == order_.begin() ? 0 : depth(*std::prev(it));
+  };
   for (int v = 0; v < num_values(); ++v) {
     if (!HasInterval(Value(v))) continue;
     const LsraInterval& it = interval(Value(v));
-    absl::StrAppend(&out, "  ", func.ValueName(Value(v)), " (", target.Class(it.cls).name, ", weight ", it.weight);
+    // The spill weight (RyuJIT's): 10^loop depth summed over the references.
+    uint64_t weight = 0;
+    for (const RefPosition& r : Refs(Value(v))) {
+      uint64_t w = 1;
+      for (int d = 0; d < depth_at(r.pos) && d < 9; ++d) w *= 10;
+      weight += w;
+    }
+    absl::StrAppend(&out, "  ", func.ValueName(Value(v)), " (", target.Class(it.cls).name, ", weight ", weight);
     if (it.hint.IsValid()) absl::StrAppend(&out, ", hint %", target.RegName(it.hint));
     absl::StrAppend(&out, "):");
     for (const LsraRange& r : Ranges(Value(v))) absl::StrAppend(&out, " [", r.from, ", ", r.to, ")");

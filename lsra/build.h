@@ -114,34 +114,34 @@ enum class RefNeed : uint8_t {
 };
 
 // A reference to a value (in its row of LsraBuild::Refs) or to a register (in
-// RegRefs), 16 bytes: the value is its row's, the register 16 bits.
+// RegRefs), 8 bytes, as there are three or four per instruction: the value is
+// its row's, the instruction follows from the position (LsraBuild::InstAt:
+// none at a gap, where block parameters are defined), the loop depth from the
+// block.
 struct RefPosition {
   uint32_t pos = 0;
-  Inst inst;             // invalid for block parameters
   RefKind kind = RefKind::kUse;
   RefNeed need = RefNeed::kRegister;
-  uint8_t operand = 0;   // operand index in `inst`, or parameter index
-  uint8_t reuse_of = 0;  // kReuse: the use index
-  uint8_t loop_depth = 0;
 
   // kFixed needs and register references: the register.
-  PReg reg() const { return reg_ == kNoReg ? PReg() : PReg(reg_); }
-  void set_reg(PReg r) { reg_ = r.IsValid() ? static_cast<uint16_t>(r.index()) : kNoReg; }
+  PReg reg() const { return need == RefNeed::kFixed && aux_ != kNone ? PReg(aux_) : PReg(); }
+  void set_reg(PReg r) { aux_ = r.IsValid() ? static_cast<uint16_t>(r.index()) : kNone; }
+  // kReuse: the use of its instruction whose register the def takes.
+  int reuse_of() const { return aux_; }
+  void set_reuse_of(int use) { aux_ = static_cast<uint16_t>(use); }
 
  private:
-  static constexpr uint16_t kNoReg = 0xffff;
-  uint16_t reg_ = kNoReg;
+  static constexpr uint16_t kNone = 0xffff;
+  uint16_t aux_ = kNone;  // the register (kFixed) or the use (kReuse)
 };
-static_assert(sizeof(RefPosition) == 16, "references are 16 bytes");
+static_assert(sizeof(RefPosition) == 8, "references are 8 bytes");
 
-// An interval's own facts, by value id (its value is its index: 16 bytes, not
-// 24, a value each, held through allocation).
+// An interval's own facts, by value id (its value is its index).
 struct LsraInterval {
   RegClass cls;
-  PReg hint;             // a fixed register it is defined in or read from, if any
-  uint64_t weight = 0;   // sum of 10^loop depth over its references: spill cost
+  PReg hint;  // a fixed register it is defined in or read from, if any
 };
-static_assert(sizeof(LsraInterval) == 16, "intervals are 16 bytes");
+static_assert(sizeof(LsraInterval) <= 8, "intervals are 8 bytes");
 
 struct LsraBuildStats {
   int intervals = 0;
@@ -183,6 +183,10 @@ class LsraBuild {
   uint32_t BlockTo(Block b) const { return block_to_[b.index()]; }
   // The position of slot `slot` (kLsraEarly...) of `inst`.
   uint32_t Pos(Inst inst, uint32_t slot) const { return 4 * number_[inst.index()] + slot; }
+  // The instruction of a reference at `pos`; none at a gap (a block's
+  // parameters, defined at the gap before its first instruction). Until
+  // ReleaseIntervals.
+  Inst InstAt(uint32_t pos) const { return pos % 4 == kLsraGap ? Inst() : inst_at_[pos / 4]; }
   const std::vector<Edge>& critical_edges() const { return critical_; }
   // Is `v` live into block `b` (in the live sets' LiveIn(b))? From the
   // ranges: covered at the block's start, and not one of its parameters
@@ -223,6 +227,7 @@ class LsraBuild {
   std::vector<Block> seed_;
   std::vector<int> depth_;
   std::vector<uint32_t> block_from_, block_to_, number_;
+  std::vector<Inst> inst_at_;  // by number: the inverse of number_
   std::vector<Edge> critical_;
   std::vector<uint32_t> clobbers_;
   std::vector<uint8_t> has_;

@@ -109,8 +109,9 @@ class Resolver {
   // every location holds v too: the copy wrote both, and moves keep both.
   bool CopyOf(Value w, Value v) const {
     absl::Span<const RefPosition> refs = b_.Refs(w);
-    if (refs.empty() || refs.front().kind != RefKind::kDef || !refs.front().inst.IsValid()) return false;
-    Inst i = refs.front().inst;
+    if (refs.empty() || refs.front().kind != RefKind::kDef) return false;
+    const Inst i = b_.InstAt(refs.front().pos);
+    if (!i.IsValid()) return false;
     const Operand* src = f_.UseOperand(i, 0);
     return f_.inst(i).opcode == Opcode::kCopy && src != nullptr && src->value() == v;
   }
