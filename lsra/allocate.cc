@@ -330,8 +330,6 @@ class Allocator {
     hint_.push_back(children_[id].loc.IsReg() ? children_[id].loc.reg() : hint_[id]);
     uint32_t added = static_cast<uint32_t>(children_.size() - 1);
     next_piece_.push_back(next_piece_[id]);
-    prev_piece_.push_back(id);
-    if (next_piece_[id] != kNever) prev_piece_[next_piece_[id]] = added;
     next_piece_[id] = added;
     ++splits_;
     return static_cast<uint32_t>(children_.size() - 1);
@@ -343,7 +341,6 @@ class Allocator {
     GrowByHalf(children_, 1);
     GrowByHalf(hint_, 1);
     GrowByHalf(next_piece_, 1);
-    GrowByHalf(prev_piece_, 1);
   }
   // Puts piece `id` on the stack from `pos` up to its next register use, which
   // (with the rest) goes back to the unhandled list.
@@ -423,13 +420,24 @@ class Allocator {
   // Per block that seeds others, the values in registers at its end, by value
   // (seed_end_[seed_end_from_[s] .. seed_end_to_[s])): at most a register's
   // worth each, where a list per live-in value would cost blocks × live values.
-  // And the blocks each block seeds.
+  // And the blocks each block seeds, and how many of them the scan has yet to
+  // start: a block's list goes when the last one starts (DoneWithSeed), and
+  // the lists left move down when half of seed_end_ is gone, so it holds the
+  // lists of the blocks pending (seed_pending_), not of every block (at a
+  // million instructions 2.4 million entries).
   struct SeedEnd {
     Value value;
     PReg reg;
   };
   std::vector<SeedEnd> seed_end_;
-  std::vector<uint32_t> seed_end_from_, seed_end_to_;
+  std::vector<uint32_t> seed_end_from_, seed_end_to_, seeds_left_;
+  std::vector<Block> seed_pending_;
+  size_t seed_end_dead_ = 0;
+  void DoneWithSeed(Block s) {
+    if (--seeds_left_[s.index()] > 0) return;
+    seed_end_dead_ += seed_end_to_[s.index()] - seed_end_from_[s.index()];
+    seed_end_from_[s.index()] = seed_end_to_[s.index()] = 0;
+  }
   CompressedRows<Block> seeded_by_;
   std::vector<Block> seeded_items_;
   int seeded_ = 0;
@@ -539,15 +547,16 @@ class Allocator {
   uint32_t stamp_ = 0;
   // Pieces of each value as a list in position order (a split puts the tail
   // right after its head), and a finger per value into it: lookups come near
-  // the scan's position (block starts look a block back), so walking from the
-  // finger is amortized O(1).
-  std::vector<uint32_t> first_piece_, next_piece_, prev_piece_;
+  // the scan's position and after the last one, so walking on from the finger
+  // is amortized O(1). A position before the finger's piece walks again from
+  // the first piece (the scan asked for none at a million instructions; a
+  // list going back as well would be 12 MB there).
+  std::vector<uint32_t> first_piece_, next_piece_;
   mutable std::vector<uint32_t> finger_;
   // The piece of `v` whose [from, to) holds `p`, or kNever.
   uint32_t PieceAt(Value v, uint32_t p) const {
     uint32_t c = finger_[v.index()];
-    if (c == kNever) c = first_piece_[v.index()];
-    while (c != kNever && children_[c].from > p) c = prev_piece_[c];
+    if (c == kNever || children_[c].from > p) c = first_piece_[v.index()];
     while (c != kNever && children_[c].to <= p) c = next_piece_[c];
     if (c == kNever || children_[c].from > p) return kNever;
     finger_[v.index()] = c;
@@ -942,7 +951,12 @@ void Allocator::SecondChance(LsraAllocStats& stats) {
     }
     return free;
   };
-  const std::vector<uint32_t>& prev = prev_piece_;
+  // Each piece's predecessor in its value's list (the scan keeps only the
+  // next).
+  std::vector<uint32_t> prev(children_.size(), kNever);
+  for (uint32_t id = 0; id < children_.size(); ++id) {
+    if (next_piece_[id] != kNever) prev[next_piece_[id]] = id;
+  }
   std::vector<uint32_t> candidates;
   for (uint32_t id = 0; id < children_.size(); ++id) {
     if (children_[id].loc.IsReg()) {
@@ -984,7 +998,23 @@ void Allocator::SecondChance(LsraAllocStats& stats) {
 }
 
 void Allocator::RecordSeedEnd(Block s) {
-  if (seeded_by_.Row(s.index()).empty()) return;
+  if (seeds_left_[s.index()] == 0) return;  // it seeds no block the scan has yet to start
+  if (seed_end_dead_ > 1024 && 2 * seed_end_dead_ > seed_end_.size()) {
+    size_t out = 0, keep = 0;
+    for (Block p : seed_pending_) {
+      if (seeds_left_[p.index()] == 0) continue;
+      const uint32_t from = seed_end_from_[p.index()], to = seed_end_to_[p.index()];
+      std::copy(seed_end_.begin() + from, seed_end_.begin() + to, seed_end_.begin() + out);
+      seed_end_from_[p.index()] = static_cast<uint32_t>(out);
+      out += to - from;
+      seed_end_to_[p.index()] = static_cast<uint32_t>(out);
+      seed_pending_[keep++] = p;
+    }
+    seed_pending_.resize(keep);
+    seed_end_.resize(out);
+    seed_end_dead_ = 0;
+  }
+  seed_pending_.push_back(s);
   // The values in registers at s's end are those of the pieces in registers
   // that cover it: all on the active and inactive lists (the scan has not yet
   // dropped what ended since its last position, which is before the end).
@@ -1005,7 +1035,11 @@ void Allocator::RecordSeedEnd(Block s) {
 bool Allocator::SeedBlock(Block b) {
   Block seed = b_->seed(b);
   const uint32_t p = b_->BlockFrom(b);
-  if (!seed.IsValid() || b_->BlockTo(seed) > p) return false;  // not placed before b (reversed stress order)
+  if (!seed.IsValid()) return false;
+  if (b_->BlockTo(seed) > p) {  // not placed before b (reversed stress order)
+    DoneWithSeed(seed);
+    return false;
+  }
   if (++seed_stamp_ == 0) {
     std::fill(reg_stamp_.begin(), reg_stamp_.end(), 0);
     std::fill(value_stamp_.begin(), value_stamp_.end(), 0);
@@ -1029,6 +1063,7 @@ bool Allocator::SeedBlock(Block b) {
     reseed_.push_back({c, r});
     value_stamp_[v.index()] = seed_stamp_;
   }
+  DoneWithSeed(seed);
   if (reseed_.empty()) return false;
   // The register must be free of pieces that stay where they are, at p and over
   // the value's current range: a piece of another value that resumes in it
@@ -1088,7 +1123,6 @@ absl::Status Allocator::Run(LsraAllocStats& stats) {
   children_.clear();
   hint_.clear();
   next_piece_.clear();
-  prev_piece_.clear();
   cursor_.assign(t_->num_regs(), 0);
   cursor_pos_.assign(t_->num_regs(), 0);
   cursor_range_.assign(t_->num_regs(), LsraRange{0, 0});
@@ -1100,11 +1134,15 @@ absl::Status Allocator::Run(LsraAllocStats& stats) {
     seed_end_.clear();
     seed_end_from_.assign(nb, 0);
     seed_end_to_.assign(nb, 0);
+    seeds_left_.assign(nb, 0);
+    seed_pending_.clear();
+    seed_end_dead_ = 0;
     seeded_items_.clear();
     for (Block b : b_->order()) {
       if (b_->seed(b).IsValid()) seeded_items_.push_back(b);
     }
     seeded_by_.Build(nb, seeded_items_, [&](Block b) { return b_->seed(b).index(); });
+    for (Block b : seeded_items_) ++seeds_left_[b_->seed(b).index()];
   }
   reg_stamp_.assign(t_->num_regs(), 0);
   value_stamp_.assign(b_->num_values(), 0);
@@ -1123,7 +1161,7 @@ absl::Status Allocator::Run(LsraAllocStats& stats) {
   // Every interval's first piece, then the splits' (grown by half from there).
   size_t intervals = 0;
   for (int v = 0; v < b_->num_values(); ++v) intervals += b_->HasInterval(Value(v));
-  ReserveAll(intervals, children_, hint_, next_piece_, prev_piece_);
+  ReserveAll(intervals, children_, hint_, next_piece_);
   unhandled_.Reserve(intervals);
   for (int v = 0; v < b_->num_values(); ++v) {
     if (!b_->HasInterval(Value(v))) continue;
@@ -1134,7 +1172,6 @@ absl::Status Allocator::Run(LsraAllocStats& stats) {
     uint32_t id = static_cast<uint32_t>(children_.size() - 1);
     first_piece_[v] = id;
     next_piece_.push_back(kNever);
-    prev_piece_.push_back(kNever);
     // In an order where a use comes before the definition (the reversed stress
     // order), the definition starts a piece of its own, so that what it needs (a
     // reuse or fixed register) applies at the piece's start. Nothing is live just
