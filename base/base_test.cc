@@ -5,6 +5,7 @@
 
 #include "absl/status/statusor.h"
 #include "base/bitset.h"
+#include "base/chunked_vector.h"
 #include "base/compressed_rows.h"
 #include "base/id.h"
 #include "base/nearly_sorted.h"
@@ -99,6 +100,35 @@ void ExpectSortedLikeStableSort(std::vector<std::pair<int, int>> xs) {
   std::stable_sort(want.begin(), want.end(), by_key);
   SortNearlySorted(absl::MakeSpan(xs), by_key);
   EXPECT_EQ(xs, want);
+}
+
+TEST(ChunkedVectorTest, IndexesAcrossChunksAndKeepsItemsInPlace) {
+  ChunkedVector<uint64_t> v;
+  const size_t n = 3 * ChunkedVector<uint64_t>::kChunkItems + 5;
+  for (size_t i = 0; i < n; ++i) v.push_back(i * 7);
+  ASSERT_EQ(v.size(), n);
+  const uint64_t* first = &v[0];
+  // Appending an item of the list itself, across a chunk boundary: nothing moves.
+  for (size_t i = 0; i < ChunkedVector<uint64_t>::kChunkItems; ++i) v.push_back(v[i]);
+  EXPECT_EQ(first, &v[0]);
+  for (size_t i = 0; i < n; ++i) ASSERT_EQ(v[i], i * 7) << i;
+  for (size_t i = 0; i < ChunkedVector<uint64_t>::kChunkItems; ++i) ASSERT_EQ(v[n + i], i * 7) << i;
+  EXPECT_EQ(v.back(), (ChunkedVector<uint64_t>::kChunkItems - 1) * 7);
+  // Five chunks for 4 chunks and 5 items: at most one chunk to spare.
+  EXPECT_EQ(v.MemoryBytes(), 5 * (ChunkedVector<uint64_t>::kChunkItems * sizeof(uint64_t) + sizeof(void*)));
+  // Cleared, it keeps its chunks and fills them again.
+  v.clear();
+  EXPECT_TRUE(v.empty());
+  v.GrowTo(10, 3);
+  EXPECT_EQ(v.size(), 10u);
+  EXPECT_EQ(v[9], 3u);
+  EXPECT_EQ(v.MemoryBytes(), 5 * (ChunkedVector<uint64_t>::kChunkItems * sizeof(uint64_t) + sizeof(void*)));
+  // Moved, the source is left empty.
+  ChunkedVector<uint64_t> w = std::move(v);
+  EXPECT_EQ(w.size(), 10u);
+  EXPECT_EQ(v.size(), 0u);  // NOLINT(bugprone-use-after-move): documented as empty
+  v.push_back(1);
+  EXPECT_EQ(v[0], 1u);
 }
 
 TEST(SortNearlySortedTest, StableOnNearlySortedAndShuffledInput) {

@@ -9,7 +9,7 @@
 #include "absl/base/attributes.h"
 #include "absl/container/btree_map.h"
 #include "absl/strings/str_cat.h"
-#include "base/grow.h"
+#include "base/chunked_vector.h"
 #include "base/status_macros.h"
 #include "base/warm_buffers.h"
 #include "ssa/printer.h"
@@ -137,16 +137,17 @@ class Allocator {
   // rest of the scan's buffers go before the pieces' rows are made beside
   // them (base/warm_buffers.h).
   struct Chains {
-    std::vector<LsraChild> pieces;
-    std::vector<uint32_t> first, next;
+    ChunkedVector<LsraChild> pieces;
+    std::vector<uint32_t> first;
+    ChunkedVector<uint32_t> next;
   };
   Chains TakeChains() { return Chains{std::move(children_), std::move(first_piece_), std::move(next_piece_)}; }
   // Every value's pieces in position order, row by value.
   void CollectPieces(CompressedRows<LsraChild>& out) const {
     CollectChains(children_, first_piece_, next_piece_, row_, out);
   }
-  static void CollectChains(const std::vector<LsraChild>& pieces, const std::vector<uint32_t>& first,
-                            const std::vector<uint32_t>& next, std::vector<LsraChild>& row,
+  static void CollectChains(const ChunkedVector<LsraChild>& pieces, const std::vector<uint32_t>& first,
+                            const ChunkedVector<uint32_t>& next, std::vector<LsraChild>& row,
                             CompressedRows<LsraChild>& out) {
     out.Clear();
     out.Reserve(first.size(), pieces.size());
@@ -189,7 +190,7 @@ class Allocator {
     const LsraChild& c = children_[id];
     absl::Span<const LsraRange> rs = RangesFrom(c.value, pos);
     if (rs.empty() || rs.front().from >= c.to || pos >= c.to) return Event::kEnded;
-    if (event_.size() < children_.size()) event_.resize(children_.size());
+    event_.GrowTo(children_.size(), 0);
     if (rs.front().from <= pos) {
       event_[id] = std::min(rs.front().to, c.to);
       return Event::kActive;
@@ -197,7 +198,8 @@ class Allocator {
     event_[id] = rs.front().from;
     return Event::kInactive;
   }
-  std::vector<uint32_t> event_, still_;
+  ChunkedVector<uint32_t> event_;
+  std::vector<uint32_t> still_;
   // The first position >= from that both pieces cover.
   uint32_t NextIntersection(const LsraChild& a, const LsraChild& c, uint32_t from) const {
     uint32_t lo = std::max({from, a.from, c.from}), hi = std::min(a.to, c.to);
@@ -325,7 +327,6 @@ class Allocator {
     tail.from = pos;
     tail.loc = Location();
     children_[id].to = pos;
-    GrowPieces();
     children_.push_back(tail);
     hint_.push_back(children_[id].loc.IsReg() ? children_[id].loc.reg() : hint_[id]);
     uint32_t added = static_cast<uint32_t>(children_.size() - 1);
@@ -335,13 +336,6 @@ class Allocator {
     return static_cast<uint32_t>(children_.size() - 1);
   }
   void Push(uint32_t id) { unhandled_.Push({Start(children_[id]), id}); }
-  // Room for one more piece in each per-piece list, grown by half (a million
-  // pieces and more at a million instructions; base/grow.h).
-  void GrowPieces() {
-    GrowByHalf(children_, 1);
-    GrowByHalf(hint_, 1);
-    GrowByHalf(next_piece_, 1);
-  }
   // Puts piece `id` on the stack from `pos` up to its next register use, which
   // (with the rest) goes back to the unhandled list.
   // The reload goes after `reload_after` too (the scan's current gap).
@@ -511,9 +505,11 @@ class Allocator {
   // cannot serve (RyuJIT's stress limits give way to what an instruction needs).
   std::vector<std::vector<PReg>> full_orders_;
   mutable bool too_many_ = false;  // the last error was TooMany
-  std::vector<LsraChild> children_;  // the scan's pieces, in the order it made them
+  // Per piece: a million and more at a million instructions, in lists that
+  // grow by chunks (base/chunked_vector.h).
+  ChunkedVector<LsraChild> children_;  // the scan's pieces, in the order it made them
   std::vector<StackSlot>* slots_ = nullptr;
-  std::vector<PReg> hint_;
+  ChunkedVector<PReg> hint_;
   std::vector<uint32_t> evict_;           // AllocateBlockedReg's scratch
   mutable std::vector<LsraChild> row_;    // CollectPieces' scratch
   std::vector<uint32_t> active_, inactive_;
@@ -551,7 +547,8 @@ class Allocator {
   // is amortized O(1). A position before the finger's piece walks again from
   // the first piece (the scan asked for none at a million instructions; a
   // list going back as well would be 12 MB there).
-  std::vector<uint32_t> first_piece_, next_piece_;
+  std::vector<uint32_t> first_piece_;
+  ChunkedVector<uint32_t> next_piece_;
   mutable std::vector<uint32_t> finger_;
   // The piece of `v` whose [from, to) holds `p`, or kNever.
   uint32_t PieceAt(Value v, uint32_t p) const {
@@ -1158,15 +1155,13 @@ absl::Status Allocator::Run(LsraAllocStats& stats) {
   }
   if (options_->overlap) IndexInPlaceUses();
   seed_stamp_ = 0;
-  // Every interval's first piece, then the splits' (grown by half from there).
+  // Every interval's first piece, then the splits'.
   size_t intervals = 0;
   for (int v = 0; v < b_->num_values(); ++v) intervals += b_->HasInterval(Value(v));
-  ReserveAll(intervals, children_, hint_, next_piece_);
   unhandled_.Reserve(intervals);
   for (int v = 0; v < b_->num_values(); ++v) {
     if (!b_->HasInterval(Value(v))) continue;
     absl::Span<const LsraRange> rs = b_->Ranges(Value(v));
-    GrowPieces();
     children_.push_back(LsraChild{Value(v), rs.front().from, rs.back().to, Location()});
     hint_.push_back(b_->interval(Value(v)).hint);
     uint32_t id = static_cast<uint32_t>(children_.size() - 1);
@@ -1263,9 +1258,9 @@ absl::Status Allocator::Run(LsraAllocStats& stats) {
   stats.overlapped = overlapped_;
   stats.seeded = seeded_;
   stats.children = static_cast<int>(children_.size());
-  for (const LsraChild& c : children_) {
-    stats.spilled += c.loc.IsStack();
-    stats.registers += c.loc.IsReg();
+  for (size_t id = 0; id < children_.size(); ++id) {
+    stats.spilled += children_[id].loc.IsStack();
+    stats.registers += children_[id].loc.IsReg();
   }
   return absl::OkStatus();
 }

@@ -11,14 +11,11 @@ absl::StatusOr<LsraBuildStats> LsraAllocator::Build(Function& func, const Target
   // resolution.
   RA_RETURN_IF_ERROR(verifier_.Run(func, target, analyses_));
   sets_.Compute(func, analyses_.cfg);
-  absl::StatusOr<LsraBuildStats> s = build_.Run(target, func, sets_, options_.build, analyses_);
-  // Nothing reads the sets after the build (LsraBuild::LiveInto), nor the
-  // dominator tree and loop nest (resolution reads the graph): after a large
-  // function they go before allocation (base/warm_buffers.h).
-  if (func.num_insts() > kWarmBufferInsts) {
-    sets_.Release();
-    analyses_.ReleaseAllButGraph();
-  }
+  // Nothing reads the sets after the build's walk (LsraBuild::LiveInto), nor
+  // the dominator tree and loop nest after the build (resolution reads the
+  // graph): after a large function they go then (base/warm_buffers.h).
+  absl::StatusOr<LsraBuildStats> s = build_.Run(target, func, sets_, options_.build, analyses_, &sets_);
+  if (func.num_insts() > kWarmBufferInsts) analyses_.ReleaseAllButGraph();
   return s;
 }
 

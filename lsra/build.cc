@@ -189,8 +189,13 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
 }
 
 absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& func, const LiveSets& sets,
-                                              const LsraBuildOptions& options, const CfgAnalyses& verified) {
+                                              const LsraBuildOptions& options, const CfgAnalyses& verified,
+                                              LiveSets* release) {
   LsraBuildStats stats;
+  if (release != nullptr && release != &sets) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("function %", func.name(), ": lsra_build can give back only the live sets it reads"));
+  }
   target_ = &target;
   analyses_ = &verified == &own_analyses_ ? nullptr : &verified;
   if (func.IsAllocated()) {
@@ -406,6 +411,7 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
   // rows made from it would sit beside it at the build's peak.
   const int insts = func.num_insts();
   ReleaseAfterLargeFunction(insts, info);
+  if (release != nullptr) ReleaseAfterLargeFunction(insts, *release);  // read for the last time above
   if (insts > kWarmBufferInsts) refs_.ReleaseCursors();
 
   // Group by value (block order keeps each row sorted) and merge adjacent pieces.

@@ -167,9 +167,13 @@ class LsraBuild {
   // (FunctionVerifier::Run(func, target, analyses), as LsraAllocator does, so
   // that the live sets are computed on the same graph): they are not
   // verified or computed again, and they must outlive the build's use
-  // (analyses(), read by resolution).
+  // (analyses(), read by resolution). `release`, when given, is `sets`
+  // itself (LsraAllocator's): after a large function they are given back
+  // (LiveSets::Release) as soon as they have been read for the last time,
+  // before the rows are made (base/warm_buffers.h).
   absl::StatusOr<LsraBuildStats> Run(const Target& target, Function& func, const LiveSets& sets,
-                                     const LsraBuildOptions& options, const CfgAnalyses& verified);
+                                     const LsraBuildOptions& options, const CfgAnalyses& verified,
+                                     LiveSets* release = nullptr);
 
   // The control-flow graph, dominator tree and loop nest of the function as
   // built (Build adds copies, no blocks): resolution reads the graph.
