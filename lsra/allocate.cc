@@ -104,8 +104,10 @@ class Allocator {
     held_.assign(nr, 0);
     preferred_reg_.assign(nr, 0);
     active_.clear();
+    active_next_ = 0;
     active_holders_.assign(nr, 0);
     inactive_.clear();
+    inactive_next_ = 0;
     unhandled_.Clear();  // after a run that failed
     splits_ = preferred_ = overlapped_ = seeded_ = 0;
     stamp_ = 0;
@@ -186,7 +188,7 @@ class Allocator {
   // active (a range covers pos) or inactive (in a hole); event_[id] becomes the
   // position where that next changes.
   enum class Event : uint8_t { kEnded, kActive, kInactive };
-  Event Classify(uint32_t id, uint32_t pos) {
+  ABSL_ATTRIBUTE_ALWAYS_INLINE Event Classify(uint32_t id, uint32_t pos) {
     const LsraChild& c = children_[id];
     absl::Span<const LsraRange> rs = RangesFrom(c.value, pos);
     if (rs.empty() || rs.front().from >= c.to || pos >= c.to) return Event::kEnded;
@@ -199,6 +201,9 @@ class Allocator {
     return Event::kInactive;
   }
   ChunkedVector<uint32_t> event_;
+  // No piece of active_ (inactive_) has an event before these (an event may
+  // have gone with its piece: they are only ever too early).
+  uint32_t active_next_ = 0, inactive_next_ = 0;
   std::vector<uint32_t> still_;
   // The first position >= from that both pieces cover.
   uint32_t NextIntersection(const LsraChild& a, const LsraChild& c, uint32_t from) const {
@@ -1083,6 +1088,8 @@ bool Allocator::SeedBlock(Block b) {
     uint32_t tail = Split(m.piece, p);
     // The head ends here: the scan must not take it for active past p.
     if (m.piece < event_.size()) event_[m.piece] = std::min(event_[m.piece], p);
+    active_next_ = std::min(active_next_, p);
+    inactive_next_ = std::min(inactive_next_, p);
     hint_[tail] = m.reg;
     Push(tail);
     for (PReg r : t_->AliasList(m.reg)) reg_stamp_[r.index()] = seed_stamp_;
@@ -1216,40 +1223,52 @@ absl::Status Allocator::Run(LsraAllocStats& stats) {
       }
     }
     // Active pieces that ended or entered a hole; inactive ones that resumed.
-    // A piece is looked at again only from its next event on.
-    still_.clear();
-    size_t resumed = inactive_.size();
-    for (uint32_t a : active_) {
-      if (pos < event_[a]) {
-        still_.push_back(a);
-        continue;
+    // A piece is looked at again only from its next event on, and a list
+    // only from its earliest event on (most pieces start where no other
+    // piece's state changes).
+    const size_t resumed = inactive_.size();
+    if (pos >= active_next_) {
+      still_.clear();
+      uint32_t next = kNever;
+      for (uint32_t a : active_) {
+        Event e = pos < event_[a] ? Event::kActive : Classify(a, pos);
+        if (e == Event::kActive) {
+          still_.push_back(a);
+          next = std::min(next, event_[a]);
+          continue;
+        }
+        Deactivate(a);
+        if (e == Event::kInactive) {
+          inactive_.push_back(a);
+          inactive_next_ = std::min(inactive_next_, event_[a]);
+        }
       }
-      Event e = Classify(a, pos);
-      if (e == Event::kActive) {
-        still_.push_back(a);
-        continue;
-      }
-      Deactivate(a);
-      if (e == Event::kInactive) inactive_.push_back(a);
+      active_.swap(still_);
+      active_next_ = next;
     }
-    active_.swap(still_);
-    still_.clear();
-    for (size_t k = 0; k < inactive_.size(); ++k) {
-      uint32_t a = inactive_[k];
-      if (k >= resumed || pos < event_[a]) {
-        still_.push_back(a);
-        continue;
+    if (pos >= inactive_next_) {
+      still_.clear();
+      uint32_t next = kNever;
+      for (size_t k = 0; k < inactive_.size(); ++k) {
+        uint32_t a = inactive_[k];
+        Event e = k >= resumed || pos < event_[a] ? Event::kInactive : Classify(a, pos);
+        if (e == Event::kActive) {
+          Activate(a);
+          active_next_ = std::min(active_next_, event_[a]);
+        } else if (e == Event::kInactive) {
+          still_.push_back(a);
+          next = std::min(next, event_[a]);
+        }
       }
-      Event e = Classify(a, pos);
-      if (e == Event::kActive) Activate(a);
-      if (e == Event::kInactive) still_.push_back(a);
+      inactive_.swap(still_);
+      inactive_next_ = next;
     }
-    inactive_.swap(still_);
     absl::Status s = AllocateOne(id, pos);
     if (!s.ok()) return s;
     if (children_[id].loc.IsReg()) {
       Classify(id, pos);
       Activate(id);
+      active_next_ = std::min(active_next_, event_[id]);
     }
   }
   if (options_->second_chance) SecondChance(stats);
