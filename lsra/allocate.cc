@@ -1006,7 +1006,7 @@ void Allocator::RecordSeedEnd(Block s) {
     for (Block p : seed_pending_) {
       if (seeds_left_[p.index()] == 0) continue;
       const uint32_t from = seed_end_from_[p.index()], to = seed_end_to_[p.index()];
-      std::copy(seed_end_.begin() + from, seed_end_.begin() + to, seed_end_.begin() + out);
+      if (out < from) std::copy(seed_end_.begin() + from, seed_end_.begin() + to, seed_end_.begin() + out);
       seed_end_from_[p.index()] = static_cast<uint32_t>(out);
       out += to - from;
       seed_end_to_[p.index()] = static_cast<uint32_t>(out);
