@@ -119,7 +119,7 @@ TEST(ChunkedVectorTest, IndexesAcrossChunksAndKeepsItemsInPlace) {
   // Cleared, it keeps its chunks and fills them again.
   v.clear();
   EXPECT_TRUE(v.empty());
-  v.GrowTo(10, 3);
+  for (int i = 0; i < 10; ++i) v.push_back(3);
   EXPECT_EQ(v.size(), 10u);
   EXPECT_EQ(v[9], 3u);
   EXPECT_EQ(v.MemoryBytes(), 5 * (ChunkedVector<uint64_t>::kChunkItems * sizeof(uint64_t) + sizeof(void*)));

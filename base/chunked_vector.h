@@ -53,10 +53,6 @@ class ChunkedVector {
     if (ABSL_PREDICT_FALSE(size_ == chunks_.size() * kChunkItems)) AddChunk();
     (*this)[size_++] = item;
   }
-  // Grows to `n` items, the new ones `fill` (never shrinks).
-  void GrowTo(size_t n, const T& fill) {
-    while (size_ < n) push_back(fill);
-  }
   // Empties the list, keeping its chunks.
   void clear() { size_ = 0; }
   // The heap its chunks and their table take.

@@ -192,7 +192,6 @@ class Allocator {
     const LsraChild& c = children_[id];
     absl::Span<const LsraRange> rs = RangesFrom(c.value, pos);
     if (rs.empty() || rs.front().from >= c.to || pos >= c.to) return Event::kEnded;
-    event_.GrowTo(children_.size(), 0);
     if (rs.front().from <= pos) {
       event_[id] = std::min(rs.front().to, c.to);
       return Event::kActive;
@@ -332,12 +331,18 @@ class Allocator {
     tail.from = pos;
     tail.loc = Location();
     children_[id].to = pos;
-    children_.push_back(tail);
-    hint_.push_back(children_[id].loc.IsReg() ? children_[id].loc.reg() : hint_[id]);
-    uint32_t added = static_cast<uint32_t>(children_.size() - 1);
-    next_piece_.push_back(next_piece_[id]);
+    const uint32_t added =
+        AddPiece(tail, children_[id].loc.IsReg() ? children_[id].loc.reg() : hint_[id], next_piece_[id]);
     next_piece_[id] = added;
     ++splits_;
+    return added;
+  }
+  // Appends a piece to each per-piece list; its id is returned.
+  uint32_t AddPiece(const LsraChild& piece, PReg hint, uint32_t next) {
+    children_.push_back(piece);
+    hint_.push_back(hint);
+    next_piece_.push_back(next);
+    event_.push_back(0);  // Classify sets it before the lists read it
     return static_cast<uint32_t>(children_.size() - 1);
   }
   void Push(uint32_t id) { unhandled_.Push({Start(children_[id]), id}); }
@@ -419,8 +424,8 @@ class Allocator {
   // Per block that seeds others, the values in registers at its end, by value
   // (seed_end_[seed_end_from_[s] .. seed_end_to_[s])): at most a register's
   // worth each, where a list per live-in value would cost blocks × live values.
-  // And the blocks each block seeds, and how many of them the scan has yet to
-  // start: a block's list goes when the last one starts (DoneWithSeed), and
+  // And how many blocks each block seeds that the scan has yet to start: a
+  // block's list goes when the last one starts (DoneWithSeed), and
   // the lists left move down when half of seed_end_ is gone, so it holds the
   // lists of the blocks pending (seed_pending_), not of every block (at a
   // million instructions 2.4 million entries).
@@ -437,8 +442,6 @@ class Allocator {
     seed_end_dead_ += seed_end_to_[s.index()] - seed_end_from_[s.index()];
     seed_end_from_[s.index()] = seed_end_to_[s.index()] = 0;
   }
-  CompressedRows<Block> seeded_by_;
-  std::vector<Block> seeded_items_;
   int seeded_ = 0;
   std::vector<uint32_t> reg_stamp_, value_stamp_;
   uint32_t seed_stamp_ = 0;
@@ -1087,7 +1090,7 @@ bool Allocator::SeedBlock(Block b) {
     if (reg_stamp_[m.reg.index()] == seed_stamp_ || !free_over_range(m)) continue;
     uint32_t tail = Split(m.piece, p);
     // The head ends here: the scan must not take it for active past p.
-    if (m.piece < event_.size()) event_[m.piece] = std::min(event_[m.piece], p);
+    event_[m.piece] = std::min(event_[m.piece], p);
     active_next_ = std::min(active_next_, p);
     inactive_next_ = std::min(inactive_next_, p);
     hint_[tail] = m.reg;
@@ -1127,6 +1130,7 @@ absl::Status Allocator::Run(LsraAllocStats& stats) {
   children_.clear();
   hint_.clear();
   next_piece_.clear();
+  event_.clear();
   cursor_.assign(t_->num_regs(), 0);
   cursor_pos_.assign(t_->num_regs(), 0);
   cursor_range_.assign(t_->num_regs(), LsraRange{0, 0});
@@ -1141,12 +1145,9 @@ absl::Status Allocator::Run(LsraAllocStats& stats) {
     seeds_left_.assign(nb, 0);
     seed_pending_.clear();
     seed_end_dead_ = 0;
-    seeded_items_.clear();
     for (Block b : b_->order()) {
-      if (b_->seed(b).IsValid()) seeded_items_.push_back(b);
+      if (b_->seed(b).IsValid()) ++seeds_left_[b_->seed(b).index()];
     }
-    seeded_by_.Build(nb, seeded_items_, [&](Block b) { return b_->seed(b).index(); });
-    for (Block b : seeded_items_) ++seeds_left_[b_->seed(b).index()];
   }
   reg_stamp_.assign(t_->num_regs(), 0);
   value_stamp_.assign(b_->num_values(), 0);
@@ -1169,11 +1170,9 @@ absl::Status Allocator::Run(LsraAllocStats& stats) {
   for (int v = 0; v < b_->num_values(); ++v) {
     if (!b_->HasInterval(Value(v))) continue;
     absl::Span<const LsraRange> rs = b_->Ranges(Value(v));
-    children_.push_back(LsraChild{Value(v), rs.front().from, rs.back().to, Location()});
-    hint_.push_back(b_->interval(Value(v)).hint);
-    uint32_t id = static_cast<uint32_t>(children_.size() - 1);
+    const uint32_t id =
+        AddPiece(LsraChild{Value(v), rs.front().from, rs.back().to, Location()}, b_->interval(Value(v)).hint, kNever);
     first_piece_[v] = id;
-    next_piece_.push_back(kNever);
     // In an order where a use comes before the definition (the reversed stress
     // order), the definition starts a piece of its own, so that what it needs (a
     // reuse or fixed register) applies at the piece's start. Nothing is live just
