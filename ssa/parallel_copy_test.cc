@@ -282,6 +282,71 @@ TEST(ParallelCopyTest, PartialOverlapOnArmv7) {
   }
 }
 
+// The ready moves come in the documented order (stores, register moves,
+// reloads, memory moves; among equals, as given) whatever the copy's size:
+// small copies compare moves pairwise, large ones track units and slots. On
+// ARMv7 s, d and q registers overlap partially. The reference below applies
+// the rule literally until nothing is ready (a cycle), and the steps must
+// begin with what it emits.
+TEST(ParallelCopyTest, ReadyMovesComeInTheRulesOrderAtEverySize) {
+  const Target& t = T("armv7");
+  std::vector<Location> pool;
+  for (int k = 0; k < 16; ++k) pool.push_back(Reg(t, "s" + std::to_string(k)));
+  for (int k = 8; k < 14; ++k) pool.push_back(Reg(t, "d" + std::to_string(k)));
+  for (int k = 7; k < 8; ++k) pool.push_back(Reg(t, "q" + std::to_string(k)));
+  for (uint32_t k = 0; k < 12; ++k) pool.push_back(Location::Stack(StackSlot(k)));
+  auto rank = [](const CopyMove& m) { return m.src.IsReg() ? (m.dst.IsStack() ? 0 : 1) : (m.dst.IsReg() ? 2 : 3); };
+  uint64_t rng = 777;
+  auto next = [&](uint64_t n) {
+    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<int>((rng >> 33) % n);
+  };
+  int compared = 0, large = 0;
+  for (int round = 0; round < 2000; ++round) {
+    // Destinations: pool locations that overlap no destination taken before.
+    std::vector<Location> order = pool;
+    for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[next(i)]);
+    const size_t want = 2 + next(30);
+    std::vector<CopyMove> moves;
+    for (Location dst : order) {
+      if (moves.size() == want) break;
+      if (std::any_of(moves.begin(), moves.end(), [&](const CopyMove& m) { return LocationsOverlap(m.dst, dst, t); })) {
+        continue;
+      }
+      Location src = pool[next(pool.size())];
+      if (src == dst) continue;
+      const uint32_t v = static_cast<uint32_t>(moves.size());
+      moves.push_back(CopyMove{src, dst, Value(v), Value(v), Type::kI32});
+    }
+    large += moves.size() > 8;
+    std::vector<CopyMove> pending = moves;
+    std::vector<std::pair<Location, Location>> expected;
+    for (;;) {
+      size_t best = pending.size();
+      for (size_t k = 0; k < pending.size(); ++k) {
+        bool read = false;
+        for (size_t j = 0; j < pending.size(); ++j) read |= j != k && LocationsOverlap(pending[j].src, pending[k].dst, t);
+        if (!read && (best == pending.size() || rank(pending[k]) < rank(pending[best]))) best = k;
+      }
+      if (best == pending.size()) break;
+      expected.push_back({pending[best].src, pending[best].dst});
+      pending.erase(pending.begin() + best);
+    }
+    ParallelCopyOptions opts;
+    uint32_t next_slot = 100;
+    opts.new_stack_slot = [&](Type) { return StackSlot(next_slot++); };
+    std::vector<CopyStep> steps = SequentializeParallelCopy(moves, t, opts).value();
+    ASSERT_GE(steps.size(), expected.size());
+    for (size_t k = 0; k < expected.size(); ++k) {
+      ASSERT_EQ(steps[k].src, expected[k].first) << "round " << round << " step " << k;
+      ASSERT_EQ(steps[k].dst, expected[k].second) << "round " << round << " step " << k;
+    }
+    ++compared;
+  }
+  EXPECT_EQ(compared, 2000);
+  EXPECT_GT(large, 1000);  // most took the tracked path
+}
+
 TEST(ParallelCopyTest, RenamesInPlaceComeLast) {
   const Target& t = T("x86_64");
   // rax holds v1, which goes both to rbx (as v11) and stays in rax (as v10).
@@ -300,6 +365,19 @@ TEST(ParallelCopyTest, Errors) {
                                  {Reg(t, "rcx"), Reg(t, "ebx"), Value(2), Value(2), Type::kI32}};
   EXPECT_THAT(SequentializeParallelCopy(clash, t, {}).status().message(),
               HasSubstr("parallel copy writes v1 and v2 to overlapping destinations"));
+  // A large copy names the first overlapping pair too (found through units).
+  std::vector<CopyMove> wide;
+  const char* gprs[] = {"rax", "rcx", "rdx", "rbx", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12"};
+  for (uint32_t k = 0; k < 11; ++k) wide.push_back({Location::Stack(StackSlot(k)), Reg(t, gprs[k]), Value(k), Value(k), Type::kI64});
+  wide.push_back({Reg(t, "r13"), Reg(t, "edx"), Value(20), Value(20), Type::kI32});
+  wide.push_back({Reg(t, "r14"), Reg(t, "ecx"), Value(21), Value(21), Type::kI32});
+  EXPECT_THAT(SequentializeParallelCopy(wide, t, {}).status().message(),
+              HasSubstr("parallel copy writes v1 and v21 to overlapping destinations"));
+  wide.resize(11);
+  wide.push_back({Reg(t, "r13"), Location::Stack(StackSlot(3)), Value(20), Value(20), Type::kI64});
+  wide.push_back({Reg(t, "r14"), Location::Stack(StackSlot(3)), Value(21), Value(21), Type::kI64});
+  EXPECT_THAT(SequentializeParallelCopy(wide, t, {}).status().message(),
+              HasSubstr("parallel copy writes v20 and v21 to overlapping destinations"));
   std::vector<CopyMove> cycle = {{Reg(t, "rax"), Reg(t, "rbx"), Value(1), Value(1), Type::kI64},
                                  {Reg(t, "rbx"), Reg(t, "rax"), Value(2), Value(2), Type::kI64}};
   absl::Status s = SequentializeParallelCopy(cycle, t, {}).status();
