@@ -54,7 +54,13 @@ void InterferenceGraph::Reset(int num_nodes, int64_t matrix_max_bytes, int64_t d
 }
 
 void InterferenceGraph::RowPool::GiveRest(Word* rest, size_t words) {
+  if (words < kFirstRowWords) return;
+  // The largest class of at most `words` words, to start from.
   int k = kNumClasses - 1;
+  if (words < (size_t{1} << 31)) {
+    const int shift = 31 - __builtin_clz(static_cast<uint32_t>(words));  // 16 << j and 24 << j: 4 + j
+    k = words < 16 ? 0 : std::min(kNumClasses - 1, 1 + 2 * (shift - 4) + (words >= (size_t{24} << (shift - 4)) ? 1 : 0));
+  }
   while (words >= kFirstRowWords) {
     while (ClassWords(k) > words) --k;
     Give(rest, ClassWords(k));
@@ -67,15 +73,17 @@ InterferenceGraph::Word* InterferenceGraph::RowPool::Take(int k) {
   auto pop = [&](int j) {
     Word* block = free_[j];
     std::memcpy(&free_[j], static_cast<const void*>(block), sizeof(Word*));
+    if (free_[j] == nullptr) nonempty_ &= ~(uint64_t{1} << j);
     return block;
   };
   if (free_[k] != nullptr) return pop(k);
   const uint32_t words = ClassWords(k);
   // A larger free block is split (rows grow, giving their smaller blocks
   // back, while new rows want the smallest): its first `words` taken, the
-  // rest given back in blocks of classes.
-  for (int j = k + 1; j < kNumClasses; ++j) {
-    if (free_[j] == nullptr) continue;
+  // rest given back in blocks of classes. The smallest larger class that
+  // has one.
+  if (const uint64_t larger = nonempty_ >> (k + 1) << (k + 1); larger != 0) {
+    const int j = __builtin_ctzll(larger);
     Word* block = pop(j);
     GiveRest(block + words, ClassWords(j) - words);
     return block;

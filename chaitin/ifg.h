@@ -292,10 +292,12 @@ class InterferenceGraph {
       const int k = ClassOf(words);
       std::memcpy(static_cast<void*>(block), &free_[k], sizeof(Word*));  // the list's link, in the block
       free_[k] = block;
+      nonempty_ |= uint64_t{1} << k;
     }
     // Every block free again; the chunks stay for the next build.
     void Reset() {
       free_.fill(nullptr);
+      nonempty_ = 0;
       chunk_ = 0;
       used_ = 0;
     }
@@ -316,6 +318,8 @@ class InterferenceGraph {
     // that fit (fewer than kFirstRowWords left over stay unused).
     void GiveRest(Word* rest, size_t words);
     std::array<Word*, kNumClasses> free_{};
+    uint64_t nonempty_ = 0;  // bit k: free_[k] holds a block (Take's search for a larger one is a ctz)
+    static_assert(kNumClasses <= 64, "a bit per class");
   };
   // A sparse row: its words in a block of the pool.
   struct Row {
