@@ -1,5 +1,6 @@
 #include "spill/prepare.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -31,17 +32,23 @@ absl::StatusOr<PrepareStats> PrepareConstraints(Function& func, const Target& ta
     live.StartBlock(sets.LiveOut(b));
     insts = func.block(b).insts;
     out.clear();
+    bool added = false;  // a copy: the block is rebuilt from `out`
     // Walk backward (the walker gives what is live after each instruction) and
     // build the block reversed.
     for (auto it = insts.rbegin(); it != insts.rend(); ++it) {
       Inst i = *it;
       const InstData& d = func.inst(i);
-      if (IsMoveLike(d.opcode)) {
+      // Most instructions read no value in a fixed register and overwrite
+      // none in place: nothing to do but walk past them.
+      absl::Span<const Operand> span = func.operands(i);
+      if (IsMoveLike(d.opcode) || std::none_of(span.begin(), span.end(), [](const Operand& op) {
+            return op.IsUse() ? op.constraint() == ConstraintKind::kFixed : op.constraint() == ConstraintKind::kReuse;
+          })) {
         out.push_back(i);
         live.StepBack(func, i);
         continue;
       }
-      ops.assign(func.operands(i).begin(), func.operands(i).end());
+      ops.assign(span.begin(), span.end());
       bool commuted = false;
       p_ops_defs.clear();
       p_ops_uses.clear();
@@ -123,9 +130,10 @@ absl::StatusOr<PrepareStats> PrepareConstraints(Function& func, const Target& ta
       Inst p = func.NewInst(pd, p_ops_defs);
       out.push_back(i);
       out.push_back(p);
+      added = true;
       ++stats.copies;
     }
-    func.block(b).insts.assign(out.rbegin(), out.rend());
+    if (added) func.block(b).insts.assign(out.rbegin(), out.rend());
   }
   return stats;
 }
