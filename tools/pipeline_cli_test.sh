@@ -4,22 +4,7 @@
 set -u
 bin="$(pwd)/tools/pipeline"
 tmp="${TEST_TMPDIR:-$(mktemp -d)}"
-failures=0
-
-expect() {  # expect NAME STATUS PATTERN -- COMMAND...
-  local name="$1" want_status="$2" pattern="$3"
-  shift 4
-  local out status
-  out="$("$@" 2>&1)"
-  status=$?
-  if [ "$status" -ne "$want_status" ] || ! grep -qF -- "$pattern" <<<"$out"; then
-    echo "FAIL: $name: exit $status (want $want_status), output lacks: $pattern"
-    echo "$out" | head -20
-    failures=$((failures + 1))
-  else
-    echo "ok: $name"
-  fi
-}
+source "$(pwd)/tools/expect.sh"
 
 cp "$bin" "$tmp/renamed-tool"
 expect "help under another name" 1 "--generate" -- "$tmp/renamed-tool" --help
@@ -41,4 +26,4 @@ expect "CR line endings" 0 "total (1)" -- "$bin" --in="$tmp/cr.ra"
 printf 'function %%f(i32) -> i64 {\nblock0(v0: i32):\n    ret v0\n}\n' > "$tmp/bad.ra"
 expect "invalid input" 1 "invalid input: function %f, block0, inst 0 \`ret v0\`: v0 has type i32, expected i64" -- "$bin" --in="$tmp/bad.ra"
 
-[ "$failures" -eq 0 ]
+expect_done
