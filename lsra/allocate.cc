@@ -1,6 +1,7 @@
 #include "lsra/allocate.h"
 
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <limits>
 
@@ -97,6 +98,7 @@ class Allocator {
     const int nr = t.num_regs();
     free_until_.assign(nr, 0);
     next_use_.assign(nr, 0);
+    reg_use_cache_.fill(RegUseEntry());  // piece ids start again
     blocked_at_.assign(nr, 0);
     blocked_for_ = kNever;
     preserved_.assign(nr, 0);
@@ -239,6 +241,23 @@ class Allocator {
       if (NeedsRegister(*it)) return it->pos;
     }
     return kNever;
+  }
+  // NextRegUse of piece `id`, remembered: eviction asks it of every active
+  // piece at each blocked allocation, at increasing positions, and a long-lived
+  // value's next register use mostly lies past the next few (at 10k, the
+  // binary searches in long reference lists were a third of AllocateBlockedReg).
+  // An answer for `from` holds for any later `from` up to it while the piece
+  // keeps its end; a direct-mapped table by piece id, reset per function.
+  struct RegUseEntry {
+    uint32_t id = kNever, to = 0, from = 0, use = 0;
+  };
+  mutable std::array<RegUseEntry, 64> reg_use_cache_;
+  uint32_t NextRegUseOf(uint32_t id, uint32_t from) const {
+    const LsraChild& c = children_[id];
+    RegUseEntry& e = reg_use_cache_[id % reg_use_cache_.size()];
+    if (e.id == id && e.to == c.to && e.from <= from && from <= e.use) return e.use;
+    e = RegUseEntry{id, c.to, from, NextRegUse(c, from)};
+    return e.use;
   }
   // The index of r's first blocked range ending after `p`. The scan asks at
   // increasing positions: a cursor per register walks on from the last answer
@@ -704,12 +723,12 @@ absl::Status Allocator::AllocateBlockedReg(uint32_t id, uint32_t pos, std::optio
     for (PReg r : order) next_use_[r.index()] = NextBlockedFor(c, r, pos);
   }
   for (uint32_t a : active_) {
-    uint32_t u = NextRegUse(children_[a], gap);
+    uint32_t u = NextRegUseOf(a, gap);
     for (PReg r : t_->AliasList(children_[a].loc.reg())) next_use_[r.index()] = std::min(next_use_[r.index()], u);
   }
   for (uint32_t a : inactive_) {
     if (NextIntersection(children_[a], c, pos) == kNever) continue;
-    uint32_t u = NextRegUse(children_[a], gap);
+    uint32_t u = NextRegUseOf(a, gap);
     for (PReg r : t_->AliasList(children_[a].loc.reg())) next_use_[r.index()] = std::min(next_use_[r.index()], u);
   }
   PReg best;
