@@ -54,15 +54,8 @@ void InterferenceGraph::Reset(int num_nodes, int64_t matrix_max_bytes, int64_t d
 }
 
 void InterferenceGraph::RowPool::GiveRest(Word* rest, size_t words) {
-  if (words < kFirstRowWords) return;
-  // The largest class of at most `words` words, to start from.
-  int k = kNumClasses - 1;
-  if (words < (size_t{1} << 31)) {
-    const int shift = 31 - __builtin_clz(static_cast<uint32_t>(words));  // 16 << j and 24 << j: 4 + j
-    k = words < 16 ? 0 : std::min(kNumClasses - 1, 1 + 2 * (shift - 4) + (words >= (size_t{24} << (shift - 4)) ? 1 : 0));
-  }
   while (words >= kFirstRowWords) {
-    while (ClassWords(k) > words) --k;
+    const int k = ClassAtMost(words);
     Give(rest, ClassWords(k));
     rest += ClassWords(k);
     words -= ClassWords(k);

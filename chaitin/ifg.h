@@ -285,6 +285,13 @@ class InterferenceGraph {
     const int shift = 31 - __builtin_clz(words);  // 16 << j and 24 << j: 4 + j
     return 1 + 2 * (shift - 4) + ((words & (words - 1)) != 0 ? 1 : 0);
   }
+  // The largest class of at most `words` words (at least kFirstRowWords).
+  static int ClassAtMost(size_t words) {
+    if (words < 16) return 0;
+    const int shift = 63 - __builtin_clzll(words);  // 16 << j and 24 << j: 4 + j
+    const int k = 1 + 2 * (shift - 4) + (words >= (size_t{24} << (shift - 4)) ? 1 : 0);
+    return std::min(k, kNumClasses - 1);
+  }
   class RowPool {
    public:
     Word* Take(int k);  // a block of class k

@@ -56,14 +56,13 @@ class Writers {
   template <typename F>
   void ForEachWriterOf(Location loc, const Target& target, F&& f) const {
     if (loc.IsReg()) {
-      uint32_t last = UINT32_MAX;  // a register's units are written by one or a few moves, in runs
-      absl::InlinedVector<uint32_t, 4> seen;
+      absl::InlinedVector<uint32_t, 4> seen;  // a register's few units, by one or a few moves
       for (uint32_t u : target.Units(loc.reg())) {
-        if (!has_writer_.Test(u) || unit_writer_[u] == last) continue;
-        last = unit_writer_[u];
-        if (std::find(seen.begin(), seen.end(), last) != seen.end()) continue;
-        seen.push_back(last);
-        f(last);
+        if (!has_writer_.Test(u)) continue;
+        const uint32_t k = unit_writer_[u];
+        if (std::find(seen.begin(), seen.end(), k) != seen.end()) continue;
+        seen.push_back(k);
+        f(k);
       }
     } else if (loc.IsStack()) {
       auto it = std::lower_bound(slots_.begin(), slots_.end(), std::pair<uint32_t, uint32_t>{loc.slot().index(), 0});

@@ -16,6 +16,20 @@ using ::testing::HasSubstr;
 const Target& T(absl::string_view name) { return *TargetByName(name).value(); }
 Location Reg(const Target& t, absl::string_view name) { return Location::Reg(*t.FindReg(name)); }
 
+// The random tests' numbers: next(n) is in [0, n), the same sequence on
+// every machine (a linear congruential generator).
+class Lcg {
+ public:
+  explicit Lcg(uint64_t seed) : state_(seed) {}
+  int operator()(uint64_t n) {
+    state_ = state_ * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<int>((state_ >> 33) % n);
+  }
+
+ private:
+  uint64_t state_;
+};
+
 // Executes steps on a machine whose register units and stack slots hold tokens;
 // checks on the way that each step's named source value is really there.
 class Machine {
@@ -165,11 +179,7 @@ TEST(ParallelCopyTest, RandomMapsOfManyLocations) {
   std::vector<Location> pool;
   for (const char* r : gprs) pool.push_back(Reg(t, r));
   for (uint32_t s = 0; s < 10; ++s) pool.push_back(Location::Stack(StackSlot(s)));
-  uint64_t rng = 12345;
-  auto next = [&](uint64_t n) {
-    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-    return static_cast<int>((rng >> 33) % n);
-  };
+  Lcg next(12345);
   int checked = 0, cycles = 0;
   for (int round = 0; round < 600; ++round) {
     std::vector<Location> locs = pool;
@@ -296,11 +306,7 @@ TEST(ParallelCopyTest, ReadyMovesComeInTheRulesOrderAtEverySize) {
   for (int k = 7; k < 8; ++k) pool.push_back(Reg(t, "q" + std::to_string(k)));
   for (uint32_t k = 0; k < 12; ++k) pool.push_back(Location::Stack(StackSlot(k)));
   auto rank = [](const CopyMove& m) { return m.src.IsReg() ? (m.dst.IsStack() ? 0 : 1) : (m.dst.IsReg() ? 2 : 3); };
-  uint64_t rng = 777;
-  auto next = [&](uint64_t n) {
-    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-    return static_cast<int>((rng >> 33) % n);
-  };
+  Lcg next(777);
   int compared = 0, large = 0;
   for (int round = 0; round < 2000; ++round) {
     // Destinations: pool locations that overlap no destination taken before.

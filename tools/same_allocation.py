@@ -65,7 +65,8 @@ def run(binary, args, out_path):
     proc = subprocess.run([binary] + args + [f"--out={out_path}"], stdout=subprocess.DEVNULL,
                           stderr=subprocess.PIPE, text=True)
     data = open(out_path, "rb").read() if os.path.exists(out_path) else None
-    return proc.returncode, data, proc.stderr.strip().splitlines()[-1:] if proc.stderr else []
+    last_error = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else ""
+    return proc.returncode, data, last_error
 
 
 def main():
@@ -101,7 +102,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         old_out, new_out = os.path.join(tmp, "old.ra"), os.path.join(tmp, "new.ra")
         for label, case in cases:
-            rc_old, data_old, err_old = run(args.old, case, old_out)
+            rc_old, data_old, _ = run(args.old, case, old_out)
             rc_new, data_new, err_new = run(args.new, case, new_out)
             if rc_old == rc_new and data_old == data_new:
                 continue
