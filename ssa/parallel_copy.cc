@@ -232,6 +232,12 @@ absl::Status Sequentialize(absl::Span<const CopyMove> moves, const Target& targe
         }
         if (pending[n].src != m.src && LocationsOverlap(pending[n].src, m.src, target)) src_whole = false;
       }
+      // The exchange writes m.src, where a rename may keep a value in place
+      // to the end: one keeping it whole follows the value to m.dst (below);
+      // one keeping part of it rules the exchange out.
+      for (const CopyMove& r : renames) {
+        if (r.src != m.src && LocationsOverlap(r.src, m.src, target)) src_whole = false;
+      }
       if (readers == 1 && partner < pending.size() && src_whole &&
           target.Units(m.dst.reg()).Count() == target.Units(m.src.reg()).Count()) {
         // Exchange: m is done; the value that was in m.dst is now in m.src. When
@@ -268,6 +274,17 @@ absl::Status Sequentialize(absl::Span<const CopyMove> moves, const Target& targe
           }
           if (pending[n].dst_value != pending[n].value) renames.push_back(pending[n]);
           pending.erase(pending.begin() + n);
+        }
+        // A rename at m.src: its value is now in m.dst, and moves back once
+        // the partner's value, now in m.src, has left.
+        for (size_t n = 0; n < renames.size();) {
+          if (renames[n].src != freed) {
+            ++n;
+            continue;
+          }
+          renames[n].src = taken;
+          pending.push_back(renames[n]);
+          renames.erase(renames.begin() + n);
         }
         continue;
       }
