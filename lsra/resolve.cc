@@ -372,6 +372,11 @@ absl::Status Resolver::ResolveBlock(Block b) {
         if (src == nullptr || src->location() != l) {
           return Bug(b, i, absl::StrCat(f_.ValueName(v), " is not in its reuse source's register"));
         }
+      } else if (op.constraint() == ConstraintKind::kStack) {
+        // Written to its slot; the gap after takes it to its piece if that
+        // is a register (as an entry parameter passed on the stack).
+        l = Location::Stack(a_.SlotOf(v, f_));
+        fixed_after.push_back({v, l});
       } else if (op.constraint() == ConstraintKind::kReg && !l.IsReg()) {
         return Bug(b, i, absl::StrCat("def ", f_.ValueName(v), " needs a register"));
       }

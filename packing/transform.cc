@@ -351,7 +351,10 @@ absl::Status Transformer::Rewrite(Block b, Inst i, std::vector<Inst>& out) {
     Location loc;
     switch (op.constraint()) {
       case ConstraintKind::kStack:
+        // Written to its slot; a register holding it in this block takes it
+        // from there (as a parameter passed on the stack).
         loc = Home(v);
+        if (h != nullptr) Emit(Opcode::kReload, v, loc, Location::Reg(h->reg), moves_after, &stats_.reloads);
         break;
       case ConstraintKind::kFixed:
       case ConstraintKind::kReuse:

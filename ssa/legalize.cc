@@ -147,6 +147,11 @@ absl::Status Legalize(Function& func_out, const Target& target) {
   // Work on a copy so that an error leaves the caller's function untouched.
   Function func = func_out;
   RA_RETURN_IF_ERROR(LegalizeInPlace(func, target));
+  // What legalize adds can contradict what the input fixed by hand: an early
+  // def in a register the instruction now clobbers (x86 division's other
+  // half, a call's caller-saved registers), or a use fixed where an operand
+  // legalize fixed must be. Named here, on the legalized instruction.
+  RA_RETURN_IF_ERROR(Verify(func, target));
   RA_RETURN_IF_ERROR(CheckRegisterDemand(func, target));
   func_out = std::move(func);
   return absl::OkStatus();

@@ -127,6 +127,12 @@ absl::Status Verifier::CheckStructure() {
       for (size_t a = 0; a < args.size(); ++a) {
         Value av = args[a].value();
         Value pv = params[a].value();
+        if (args[a].constraint() == ConstraintKind::kFixed) {
+          return InstError(b, index, insts.back(),
+                           absl::StrCat("argument ", V(av), " is fixed to a register",
+                                        ": a branch's arguments go to the edge's parallel copy, which reads them "
+                                        "where they are (fix the parameter or its uses instead)"));
+        }
         if (!func_.ValueExists(av) || !func_.ValueExists(pv)) continue;  // reported below
         if (func_.value_type(av) != func_.value_type(pv)) {
           return InstError(b, index, insts.back(),
@@ -178,17 +184,22 @@ absl::Status Verifier::CheckOperand(const Operand& op,
 // fixed to aliasing registers conflict among the uses, and among the defs,
 // whatever their positions; a def and a use conflict only when the def is
 // written early and the use read late. A late use fixed to a register the
-// instruction clobbers is gone before it is read.
+// instruction clobbers is gone before it is read, and an early def fixed to one
+// is gone before the instruction ends.
 absl::Status Verifier::CheckFixedConflicts(absl::Span<const Operand> ops, const RegSet& clobbers,
                                            absl::FunctionRef<absl::Status(absl::string_view)> error) {
   for (size_t a = 0; a < ops.size(); ++a) {
     if (ops[a].constraint() != ConstraintKind::kFixed) continue;
     PReg ra = ops[a].fixed_reg();
-    if (ops[a].IsUse() && ops[a].position() == Position::kLate) {
+    // Clobbers happen between early and late: a late use or an early def in
+    // a clobbered register is gone by then.
+    const bool late_use = ops[a].IsUse() && ops[a].position() == Position::kLate;
+    const bool early_def = ops[a].IsDef() && ops[a].position() == Position::kEarly;
+    if (late_use || early_def) {
       for (PReg c : clobbers) {
         if (target_.RegsAlias(ra, c)) {
-          return error(absl::StrCat(V(ops[a].value()), " is read late in %", target_.RegName(ra),
-                                    ", which the instruction clobbers"));
+          return error(absl::StrCat(V(ops[a].value()), late_use ? " is read late in %" : "@early is written to %",
+                                    target_.RegName(ra), ", which the instruction clobbers"));
         }
       }
     }

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
 #include "chaitin/chaitin.h"
 #include "check/checker.h"
 #include "check/generator.h"
@@ -459,6 +460,7 @@ class HandWritten {
   std::string Text() {
     // Half the functions are dense: longer blocks, fewer plain operands.
     const bool dense = Int(0, 1) == 1;
+    fixed_args_ = Int(0, 9) == 0;
     plain_ = dense ? 30 : 60;
     scale_ = dense ? 3 : 1;
     std::vector<int> ints = {New(), New(), New(), New()}, floats = {New()};
@@ -490,7 +492,7 @@ class HandWritten {
       std::vector<int> i = ints, f = floats;
       Body(i, f, Int(0, 10), text);
       for (int k = 0; k < np; ++k) args[side].push_back(Pick(i));
-      absl::StrAppend(&text, "    jump block3(", List(args[side]), ")\n");
+      absl::StrAppend(&text, "    jump block3(", Args(args[side]), ")\n");
     }
     std::vector<int> params;
     for (int k = 0; k < np; ++k) params.push_back(New());
@@ -505,7 +507,7 @@ class HandWritten {
     std::vector<int> init = {zero}, loop;
     for (int k = 1; k < nl; ++k) init.push_back(Pick(ints));
     for (int k = 0; k < nl; ++k) loop.push_back(New());
-    absl::StrAppend(&text, "    jump block4(", List(init), ")\nblock4(", Params(loop), "):\n");
+    absl::StrAppend(&text, "    jump block4(", Args(init), ")\nblock4(", Params(loop), "):\n");
     ints.insert(ints.end(), loop.begin(), loop.end());
     Body(ints, floats, Int(0, 10), text);
     const int count = New(), back = New();
@@ -517,7 +519,7 @@ class HandWritten {
       for (int k = 1; k < nl; ++k) next.push_back(Pick(ints));
     }
     absl::StrAppend(&text, "    v", count, " = add v", loop.front(), ", v", one, "\n    v", back, " = cmp.lt v", count,
-                    ", v", bound, "\n    br v", back, ", block4(", List(next), "), block5\nblock5:\n");
+                    ", v", bound, "\n    br v", back, ", block4(", Args(next), "), block5\nblock5:\n");
     int acc = Pick(ints);
     for (int k = Int(0, 10); k > 0; --k) {
       const int v = New();
@@ -533,8 +535,20 @@ class HandWritten {
   int Pick(const std::vector<int>& from) { return from[Int(0, static_cast<int>(from.size()) - 1)]; }
   const std::string& Pick(const std::vector<std::string>& from) { return from[Int(0, static_cast<int>(from.size()) - 1)]; }
   int New() { return next_++; }
-  static std::string List(const std::vector<int>& vs) {
-    return absl::StrJoin(vs, ", ", [](std::string* out, int v) { absl::StrAppend(out, "v", v); });
+  // Branch arguments, a few read from the stack or from anywhere, and in a
+  // tenth of the functions from a fixed register (invalid input).
+  std::string Args(const std::vector<int>& vs) {
+    std::vector<std::string> parts, fixed;
+    for (int v : vs) {
+      const int x = Int(0, 99);
+      std::string c = x < 4 && fixed_args_ ? "@%" + Pick(regs_) : x < 8 ? "@stack" : x < 12 ? "@any" : "";
+      if (x < 4 && fixed_args_) {
+        if (std::find(fixed.begin(), fixed.end(), c) != fixed.end()) c = "";
+        fixed.push_back(c);
+      }
+      parts.push_back(absl::StrCat("v", v, c));
+    }
+    return absl::StrJoin(parts, ", ");
   }
   std::string Params(const std::vector<int>& vs) const {
     return absl::StrJoin(vs, ", ", [&](std::string* out, int v) { absl::StrAppend(out, "v", v, ": ", ty_); });
@@ -586,7 +600,12 @@ class HandWritten {
       } else if (kind < 35) {
         const std::string op = kOps[Int(0, 9)];
         const int y = Int(0, 99);
-        const std::string def = y < 10 ? "@%" + Pick(regs_) : y < 15 ? "@early" : "";
+        const std::string def = y < 10   ? "@%" + Pick(regs_)
+                                : y < 15 ? "@early"
+                                : y < 18 ? "@stack"
+                                : y < 21 ? "@any"
+                                : y < 23 ? "@%" + Pick(regs_) + "@early"
+                                         : "";
         const bool plain = op == "shl" || op == "div" || op == "rem";
         const std::string a = plain ? "" : UseConstraint(false), b = plain ? "" : UseConstraint(false);
         absl::StrAppend(&text, "    v", v, def, " = ", op, " v", Pick(ints), a, ", v", Pick(ints), b, "\n");
@@ -619,8 +638,11 @@ class HandWritten {
           c.resize(Int(1, static_cast<int>(c.size())));
           clobbers = " clobbers %" + absl::StrJoin(c, ", %");
         }
-        absl::StrAppend(&text, "    v", v, " = inst.", ty_, " %OP", k, "(", absl::StrJoin(parts, ", "), ")", clobbers,
-                        "\n");
+        // Sometimes written early into a register the clobbers may name:
+        // then gone before the instruction ends (invalid input).
+        const std::string def = Int(0, 9) < 2 ? "@%" + Pick(caller_) + "@early" : "";
+        absl::StrAppend(&text, "    v", v, def, " = inst.", ty_, " %OP", k, "(", absl::StrJoin(parts, ", "), ")",
+                        clobbers, "\n");
         ints.push_back(v);
       } else if (kind < 80) {
         absl::StrAppend(&text, "    v", v, " = const.", ty_, " ", Int(-50, 50), "\n");
@@ -637,6 +659,7 @@ class HandWritten {
   std::vector<int> vectors_;          // v128 values of the entry block
   std::vector<std::string> bregs_, sregs_, qregs_;
   int plain_ = 60;  // percent of uses left unconstrained
+  bool fixed_args_ = false;  // branch arguments may be fixed to a register
   int scale_ = 1;   // instructions per block, times
   std::string ty_;
   std::vector<std::string> regs_, fregs_, caller_;
@@ -656,7 +679,17 @@ class HandWritten {
 TEST(RobustnessTest, RandomHandWrittenConstraintsAllocateInEveryFamilyOrNone) {
   const char* env = std::getenv("REGALLOC_HAND_SEEDS");
   const int seeds = env != nullptr ? std::atoi(env) : 40;
-  int valid = 0, narrow = 0, machine_branches = 0, vectors = 0, three_targets = 0;
+  int valid = 0, narrow = 0, machine_branches = 0, vectors = 0, three_targets = 0, stack_defs = 0,
+      refused_fixed_args = 0;
+  // A branch reading an argument from a fixed register.
+  auto fixed_arg = [](const std::string& text) {
+    for (absl::string_view line : absl::StrSplit(text, '\n')) {
+      if ((absl::StartsWith(line, "    jump ") || absl::StartsWith(line, "    br ")) && absl::StrContains(line, "@%")) {
+        return true;
+      }
+    }
+    return false;
+  };
   for (const char* name : {"x86_64", "x86_64_win", "aarch64", "armv7"}) {
     const Target& target = *TargetByName(name).value();
     for (int seed = 0; seed < seeds; ++seed) {
@@ -681,13 +714,17 @@ TEST(RobustnessTest, RandomHandWrittenConstraintsAllocateInEveryFamilyOrNone) {
       EXPECT_TRUE(failed == 0 || failed == ran) << name << ", seed " << seed << ": " << failed << " of " << ran
                                                << " pipelines failed:\n" << errors << "\n" << text;
       valid += failed == 0;
+      stack_defs += failed == 0 && absl::StrContains(text, "@stack = ");
+      refused_fixed_args += failed == ran && fixed_arg(text);
     }
   }
   EXPECT_GE(valid, seeds);  // at least a quarter of them are valid input
   EXPECT_GE(narrow, seeds);  // i8 and f32 values made and read
   EXPECT_GE(machine_branches, seeds);
   EXPECT_GE(vectors, seeds);
-  EXPECT_GE(three_targets, seeds / 2);
+  EXPECT_GE(three_targets, seeds / 4);
+  EXPECT_GE(stack_defs, seeds / 2);         // valid functions with a def written to the stack
+  EXPECT_GE(refused_fixed_args, seeds / 8);  // refused: a branch argument in a fixed register
 }
 
 // Fixed registers under Reuse, one value read in two fixed registers, and an
@@ -787,6 +824,12 @@ const Invalid kInvalid[] = {
      "v1 and v2 are both fixed to %rax / %rax as defs of one instruction"},
     {"an f80 in an xmm register", "function %f(i64) {\nblock0(v0: i64):\n    v1 = load.f80 v0, 0\n    v2@%xmm0 = copy v1\n    ret\n}\n",
      "fixed to %xmm0, which is not an allocatable register of class x87"},
+    {"a branch argument in a fixed register",
+     "function %f(i64) -> i64 {\nblock0(v0: i64):\n    jump block1(v0@%rcx)\nblock1(v1: i64):\n    ret v1\n}\n",
+     "inst 0 `jump block1(v0@%rcx)`: argument v0 is fixed to a register: a branch's arguments go to the edge's parallel copy"},
+    {"an early def in a register its instruction clobbers",
+     "function %f(i64) -> i64 {\nblock0(v0: i64):\n    v1@%rdx@early = inst.i64 %op(v0) clobbers %rdx\n    ret v1\n}\n",
+     "v1@early is written to %rdx, which the instruction clobbers"},
 };
 
 // x87 extended values (f80, the x86-64 long double LLVM keeps in fp0-fp6):
