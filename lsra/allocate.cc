@@ -103,8 +103,7 @@ class Allocator {
     blocked_for_ = kNever;
     preserved_.assign(nr, 0);
     destroyed_.assign(nr, 0);
-    held_.assign(nr, 0);
-    preferred_reg_.assign(nr, 0);
+    order_pos_.assign(nr, 0);
     active_.clear();
     active_next_ = 0;
     active_holders_.assign(nr, 0);
@@ -112,7 +111,6 @@ class Allocator {
     inactive_next_ = 0;
     unhandled_.Clear();  // after a run that failed
     splits_ = preferred_ = overlapped_ = seeded_ = 0;
-    stamp_ = 0;
     // The registers each class allocates from (all, or a stress subset).
     UnitSet caller = t.UnitsOf(t.abi().caller_saved), callee = t.UnitsOf(t.abi().callee_saved);
     for (int r = 0; r < nr; ++r) {
@@ -489,6 +487,9 @@ class Allocator {
   // RyuJIT's selection among the registers of `order` free at `pos` (by
   // free_until_); invalid when none is.
   PReg SelectFree(uint32_t id, uint32_t pos, const std::vector<PReg>& order);
+  // SelectFree for an order of at most 64 * W registers.
+  template <int W>
+  PReg SelectFreeIn(uint32_t id, uint32_t pos, const std::vector<PReg>& order);
   // Does the piece live across an instruction with clobbers?
   bool SpansCall(const LsraChild& c) const {
     const std::vector<uint32_t>& calls = b_->clobbers();
@@ -562,12 +563,9 @@ class Allocator {
   uint32_t blocked_for_ = kNever, blocked_pos_ = 0;
   // Per register: all its units preserved by calls; none of them preserved.
   std::vector<uint8_t> preserved_, destroyed_;
-  // SelectFree's scratch: candidates, the ones a rule keeps, the preference
-  // set, and per register the stamp of the last selection that found it held
-  // by an inactive piece, or in the preference set.
-  std::vector<PReg> cand_, keep_;
-  std::vector<uint32_t> held_, preferred_reg_;
-  uint32_t stamp_ = 0;
+  // SelectFree's scratch: per register, its position in the order of the
+  // last selection (valid where that order has it there).
+  std::vector<uint16_t> order_pos_;
   // Pieces of each value as a list in position order (a split puts the tail
   // right after its head), and a finger per value into it: lookups come near
   // the scan's position and after the last one, so walking on from the finger
@@ -655,56 +653,94 @@ bool Allocator::TryAllocateFreeReg(uint32_t id, uint32_t pos, std::optional<PReg
 }
 
 PReg Allocator::SelectFree(uint32_t id, uint32_t pos, const std::vector<PReg>& order) {
+  return order.size() <= 64 ? SelectFreeIn<1>(id, pos, order) : SelectFreeIn<4>(id, pos, order);
+}
+
+template <int W>
+PReg Allocator::SelectFreeIn(uint32_t id, uint32_t pos, const std::vector<PReg>& order) {
+  // Each rule is a set of positions in `order` (bits of W words); so are the
+  // candidates, which a rule narrows by an intersection where that leaves any.
+  using Mask = std::array<uint64_t, W>;
   const LsraChild& c = children_[id];
-  cand_.clear();
-  for (PReg r : order) {
-    if (free_until_[r.index()] > pos) cand_.push_back(r);
+  const uint32_t end = End(c);
+  const bool spans = SpansCall(c);
+  const std::vector<uint8_t>& side_of = spans ? preserved_ : destroyed_;
+  Mask cand{}, cover{}, side{};
+  for (size_t i = 0; i < order.size(); ++i) {
+    const uint32_t r = order[i].index();
+    const uint32_t u = free_until_[r];
+    const uint64_t bit = uint64_t{1} << (i % 64);
+    cand[i / 64] |= u > pos ? bit : 0;
+    cover[i / 64] |= u >= end ? bit : 0;
+    side[i / 64] |= side_of[r] != 0 ? bit : 0;
+    order_pos_[r] = static_cast<uint16_t>(i);
   }
-  if (cand_.size() <= 1) return cand_.empty() ? PReg() : cand_.front();
-  ++stamp_;
-  for (uint32_t a : inactive_) {
-    for (PReg r : t_->AliasList(children_[a].loc.reg())) held_[r.index()] = stamp_;
-  }
+  int count = 0;
+  for (uint64_t w : cand) count += BitSet256::PopCount(w);
+  auto first = [](const Mask& m) {
+    for (int w = 0; w < W; ++w) {
+      if (m[w] != 0) return static_cast<size_t>(w * 64 + __builtin_ctzll(m[w]));
+    }
+    return size_t{0};
+  };
+  if (count <= 1) return count == 0 ? PReg() : order[first(cand)];
+  // The bit of register r's position in `order`, if it has one.
+  auto set_pos = [&](Mask& m, PReg r) {
+    const uint16_t i = order_pos_[r.index()];
+    if (i < order.size() && order[i] == r) m[i / 64] |= uint64_t{1} << (i % 64);
+  };
+  auto narrow = [&](const Mask& keep) {
+    Mask kept;
+    uint64_t any = 0;
+    for (int w = 0; w < W; ++w) any |= kept[w] = cand[w] & keep[w];
+    if (any != 0) cand = kept;
+  };
   // As in RyuJIT, a piece that lives across a call prefers only registers the
   // call preserves.
-  const bool spans = SpansCall(c);
+  Mask preferred{};
   bool any_preferred = false;
   auto prefer = [&](PReg r) {
     std::optional<PReg> view = t_->View(r, *t_->ClassFor(f_->value_type(c.value)));
     if (view.has_value() && free_until_[view->index()] > pos && (!spans || preserved_[view->index()])) {
-      preferred_reg_[view->index()] = stamp_;
+      set_pos(preferred, *view);
       any_preferred = true;
     }
   };
   if (hint_[id].IsValid()) prefer(hint_[id]);
   if (b_->interval(c.value).hint.IsValid()) prefer(b_->interval(c.value).hint);
-  auto narrow = [&](auto&& keep) {
-    if (cand_.size() <= 1) return;
-    keep_.clear();
-    for (PReg r : cand_) {
-      if (keep(r)) keep_.push_back(r);
-    }
-    if (!keep_.empty()) cand_.swap(keep_);
-  };
-  uint32_t end = End(c);
   if (any_preferred) {
     // The current range: up to the piece's next hole.
     absl::Span<const LsraRange> rs = RangesFrom(c.value, pos);
-    uint32_t range_end = rs.empty() ? end : std::min(rs.front().to, end);
-    narrow([&](PReg r) { return preferred_reg_[r.index()] == stamp_ && free_until_[r.index()] >= range_end; });
-    narrow([&](PReg r) { return preferred_reg_[r.index()] == stamp_; });
+    const uint32_t range_end = rs.empty() ? end : std::min(rs.front().to, end);
+    Mask over_range{};
+    for (int w = 0; w < W; ++w) {
+      for (uint64_t bits = preferred[w]; bits != 0; bits &= bits - 1) {
+        const size_t i = w * 64 + __builtin_ctzll(bits);
+        if (free_until_[order[i].index()] >= range_end) over_range[w] |= uint64_t{1} << (i % 64);
+      }
+    }
+    narrow(over_range);
+    narrow(preferred);
   }
-  const std::vector<uint8_t>& side = spans ? preserved_ : destroyed_;
-  narrow([&](PReg r) { return side[r.index()] != 0; });
-  narrow([&](PReg r) { return held_[r.index()] != stamp_; });
-  narrow([&](PReg r) { return free_until_[r.index()] >= end; });
+  narrow(side);
+  Mask held{};
+  for (uint32_t a : inactive_) {
+    for (PReg r : t_->AliasList(children_[a].loc.reg())) set_pos(held, r);
+  }
+  for (int w = 0; w < W; ++w) held[w] = ~held[w];
+  narrow(held);
+  narrow(cover);
   // Best fit: the covering register taken soonest after the piece, else the
-  // one free the longest; ties go by allocation order.
-  PReg best = cand_.front();
-  bool covers = free_until_[best.index()] >= end;
-  for (PReg r : cand_) {
-    uint32_t u = free_until_[r.index()], b = free_until_[best.index()];
-    if (covers ? u < b : u > b) best = r;
+  // one free the longest; ties go by allocation order. (The rules leave
+  // either only covering candidates or none.)
+  PReg best = order[first(cand)];
+  const bool covers = free_until_[best.index()] >= end;
+  for (int w = 0; w < W; ++w) {
+    for (uint64_t bits = cand[w]; bits != 0; bits &= bits - 1) {
+      const PReg r = order[w * 64 + __builtin_ctzll(bits)];
+      const uint32_t u = free_until_[r.index()], b = free_until_[best.index()];
+      if (covers ? u < b : u > b) best = r;
+    }
   }
   return best;
 }
