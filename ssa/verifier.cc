@@ -71,10 +71,31 @@ absl::Status Verifier::Run() {
   RA_RETURN_IF_ERROR(CheckStructure());
   for (Block b : func_.layout()) {
     const std::vector<Inst>& insts = func_.block(b).insts;
-    for (const Operand& p : func_.block(b).params) {
+    const std::vector<Operand>& params = func_.block(b).params;
+    bool any_fixed = false;
+    for (const Operand& p : params) {
       RA_RETURN_IF_ERROR(CheckOperand(p, [&](absl::string_view m) {
         return BlockError(b, absl::StrCat("parameter ", V(p.value()), ": ", m));
       }));
+      any_fixed |= p.constraint() == ConstraintKind::kFixed;
+      if (p.constraint() == ConstraintKind::kFixed && b != func_.entry()) {
+        return BlockError(b, absl::StrCat("parameter ", V(p.value()),
+                                          " is fixed to a register: only the entry block's parameters arrive in fixed "
+                                          "registers (the ABI's); the others arrive where the edges' parallel copies "
+                                          "put them"));
+      }
+    }
+    // Two parameters cannot arrive in one register.
+    for (size_t x = 0; any_fixed && x < params.size(); ++x) {
+      if (params[x].constraint() != ConstraintKind::kFixed) continue;
+      for (size_t y = x + 1; y < params.size(); ++y) {
+        if (params[y].constraint() == ConstraintKind::kFixed &&
+            target_.RegsAlias(params[x].fixed_reg(), params[y].fixed_reg())) {
+          return BlockError(b, absl::StrCat("parameters ", V(params[x].value()), " and ", V(params[y].value()),
+                                            " are both fixed to %", target_.RegName(params[x].fixed_reg()), " / %",
+                                            target_.RegName(params[y].fixed_reg())));
+        }
+      }
     }
     for (size_t k = 0; k < insts.size(); ++k) RA_RETURN_IF_ERROR(CheckInst(b, static_cast<int>(k), insts[k]));
   }
@@ -111,6 +132,14 @@ absl::Status Verifier::CheckStructure() {
                        "the block does not end in a terminator (ret, jump, br)");
     }
     absl::Span<const BranchTarget> targets = func_.targets(insts.back());
+    // A branch continuing in the function keeps the values live into its
+    // targets where they are (the tool's LLVM import refuses one that
+    // clobbers registers); a return or a tail call may clobber.
+    if (!targets.empty() && !func_.Clobbers(insts.back()).Empty()) {
+      return InstError(b, static_cast<int>(insts.size() - 1), insts.back(),
+                       "a branch to blocks of the function clobbers no registers (the values live into its targets "
+                       "are in them); clobber them in an instruction before it");
+    }
     for (size_t t = 0; t < targets.size(); ++t) {
       Block to = targets[t].block;
       int index = static_cast<int>(insts.size() - 1);

@@ -464,8 +464,13 @@ class HandWritten {
     plain_ = dense ? 30 : 60;
     scale_ = dense ? 3 : 1;
     std::vector<int> ints = {New(), New(), New(), New()}, floats = {New()};
+    // A fifth of the functions take an integer parameter in a register of
+    // the user's choice (callee-saved, or another parameter's: refused).
+    std::string in[4];
+    if (Int(0, 4) == 0) in[Int(0, 3)] = "@%" + Pick(regs_);
     std::string text = absl::StrCat("function %hand(", ty_, ", ", ty_, ", ", ty_, ", ", ty_, ", f64) -> ", ty_,
-                                    " {\nblock0(v0: ", ty_, ", v1: ", ty_, ", v2: ", ty_, ", v3: ", ty_, ", v4: f64):\n");
+                                    " {\nblock0(v0", in[0], ": ", ty_, ", v1", in[1], ": ", ty_, ", v2", in[2], ": ",
+                                    ty_, ", v3", in[3], ": ", ty_, ", v4: f64):\n");
     // The entry block also makes i8 and f32 values, which every block reads.
     bytes_ = {New(), New()};
     singles_ = {New()};
@@ -827,6 +832,15 @@ const Invalid kInvalid[] = {
     {"a branch argument in a fixed register",
      "function %f(i64) -> i64 {\nblock0(v0: i64):\n    jump block1(v0@%rcx)\nblock1(v1: i64):\n    ret v1\n}\n",
      "inst 0 `jump block1(v0@%rcx)`: argument v0 is fixed to a register: a branch's arguments go to the edge's parallel copy"},
+    {"two parameters arriving in one register",
+     "function %f(i64, i32) -> i64 {\nblock0(v0@%rcx: i64, v1@%ecx: i32):\n    ret v0\n}\n",
+     "block0: parameters v0 and v1 are both fixed to %rcx / %ecx"},
+    {"a fixed parameter of a block other than the entry",
+     "function %f(i64) -> i64 {\nblock0(v0: i64):\n    jump block1(v0)\nblock1(v1@%rcx: i64):\n    ret v1\n}\n",
+     "block1: parameter v1 is fixed to a register: only the entry block's parameters arrive in fixed registers"},
+    {"a jump that clobbers registers",
+     "function %f(i64) -> i64 {\nblock0(v0: i64):\n    jump block1 clobbers %rax\nblock1:\n    ret v0\n}\n",
+     "inst 0 `jump block1 clobbers %rax`: a branch to blocks of the function clobbers no registers"},
     {"an early def in a register its instruction clobbers",
      "function %f(i64) -> i64 {\nblock0(v0: i64):\n    v1@%rdx@early = inst.i64 %op(v0) clobbers %rdx\n    ret v1\n}\n",
      "v1@early is written to %rdx, which the instruction clobbers"},
