@@ -1,5 +1,5 @@
 # The shell tests' one check, sourced by them (tools/pipeline_cli_test.sh,
-# tools/compare_scripts_test.sh):
+# tools/scripts_test.sh):
 #   expect NAME STATUS TEXT -- COMMAND...      exit STATUS and output holding TEXT
 #   expect_re NAME STATUS REGEX -- COMMAND...  the same with an extended regex
 # Each prints "ok: NAME" or "FAIL: ..." with the output's head, and counts
