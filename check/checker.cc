@@ -451,7 +451,7 @@ ValueSet Checker::Read(Location loc) const {
   if (loc.IsStack()) return b_.contents[num_units_ + loc.slot().index()];
   bool first = true;
   ValueSet out;
-  for (uint32_t u : t_.Units(loc.reg())) {
+  for (uint32_t u : t_.UnitList(loc.reg())) {
     if (first) {
       out = b_.contents[u];
       first = false;
@@ -466,7 +466,7 @@ ValueSet Checker::Read(Location loc) const {
 void Checker::Write(Location loc, const ValueSet& s) {
   if (!LocationExists(loc)) return;  // reported by the check pass
   if (loc.IsStack()) return SetLoc(num_units_ + loc.slot().index(), s);
-  for (uint32_t u : t_.Units(loc.reg())) SetLoc(u, s);
+  for (uint32_t u : t_.UnitList(loc.reg())) SetLoc(u, s);
 }
 
 void Checker::Load(const std::vector<uint64_t>& pairs) {

@@ -73,7 +73,7 @@ class ColorWalk {
   void Occupy(Value v, Location l) {
     cur_[v.index()] = l;
     if (!l.IsReg()) return;
-    for (uint32_t u : t_.Units(l.reg())) owner_[u] = v;
+    for (uint32_t u : t_.UnitList(l.reg())) owner_[u] = v;
     busy_ |= t_.Units(l.reg());
     used_ |= t_.Aliases(l.reg());
     if (pos_[v.index()] < 0) {
@@ -85,7 +85,7 @@ class ColorWalk {
   void Vacate(Value v) {
     Location l = cur_[v.index()];
     if (!l.IsReg()) return;
-    for (uint32_t u : t_.Units(l.reg())) {
+    for (uint32_t u : t_.UnitList(l.reg())) {
       if (owner_[u] == v) {
         owner_[u] = Value();
         busy_.Reset(u);

@@ -40,7 +40,7 @@ class Writers {
       if (dst.IsReg()) {
         const UnitSet& units = target.Units(dst.reg());
         if (units.Intersects(has_writer_)) return false;
-        for (uint32_t u : units) unit_writer_[u] = static_cast<uint32_t>(k);
+        for (uint32_t u : target.UnitList(dst.reg())) unit_writer_[u] = static_cast<uint32_t>(k);
         has_writer_ |= units;
       } else if (dst.IsStack()) {
         slots_.push_back({dst.slot().index(), static_cast<uint32_t>(k)});
@@ -57,7 +57,7 @@ class Writers {
   void ForEachWriterOf(Location loc, const Target& target, F&& f) const {
     if (loc.IsReg()) {
       absl::InlinedVector<uint32_t, 4> seen;  // a register's few units, by one or a few moves
-      for (uint32_t u : target.Units(loc.reg())) {
+      for (uint32_t u : target.UnitList(loc.reg())) {
         if (!has_writer_.Test(u)) continue;
         const uint32_t k = unit_writer_[u];
         if (std::find(seen.begin(), seen.end(), k) != seen.end()) continue;

@@ -191,6 +191,12 @@ class Target {
   }
   bool RegsAlias(PReg a, PReg b) const { return regs_[a.index()].aliases.Contains(b); }
   const UnitSet& Units(PReg r) const { return regs_[r.index()].units; }
+  // The same units as a list in increasing order (as AliasList: a register
+  // has one to a few, which a hot loop reads without scanning four words).
+  absl::Span<const uint32_t> UnitList(PReg r) const {
+    return absl::MakeConstSpan(unit_list_.data() + unit_start_[r.index()],
+                               unit_start_[r.index() + 1] - unit_start_[r.index()]);
+  }
   int num_units() const { return num_units_; }
   // Union of the units of every register in `set`.
   UnitSet UnitsOf(const RegSet& set) const;
@@ -241,6 +247,8 @@ class Target {
   std::vector<RegInfo> regs_;
   std::vector<PReg> alias_list_;       // every register's aliases, by register
   std::vector<uint32_t> alias_start_;  // register r's in [alias_start_[r], alias_start_[r + 1])
+  std::vector<uint32_t> unit_list_;    // every register's units, by register
+  std::vector<uint32_t> unit_start_;   // register r's in [unit_start_[r], unit_start_[r + 1])
   absl::flat_hash_map<std::string, PReg> by_name_;
   int num_units_ = 0;
   RegSet reserved_;

@@ -102,9 +102,12 @@ absl::StatusOr<Target> TargetBuilder::Build() && {
     }
   }
   t.alias_start_.assign(1, 0);
+  t.unit_start_.assign(1, 0);
   for (const RegInfo& a : t.regs_) {
     for (PReg x : a.aliases) t.alias_list_.push_back(x);
     t.alias_start_.push_back(static_cast<uint32_t>(t.alias_list_.size()));
+    for (uint32_t u : a.units) t.unit_list_.push_back(u);
+    t.unit_start_.push_back(static_cast<uint32_t>(t.unit_list_.size()));
   }
 
   for (PReg r : reserved_roots_) t.reserved_ |= t.Aliases(r);

@@ -31,14 +31,19 @@ TEST_P(EveryTarget, AliasSetsAreSymmetricAndReflexive) {
   }
 }
 
-// The alias lists hold the alias sets' members, in increasing order.
-TEST_P(EveryTarget, AliasListsAreTheAliasSets) {
+// The alias and unit lists hold the alias and unit sets' members, in
+// increasing order.
+TEST_P(EveryTarget, AliasAndUnitListsAreTheSets) {
   const Target& t = Get(GetParam());
   for (int i = 0; i < t.num_regs(); ++i) {
     std::vector<PReg> from_set;
     for (PReg a : t.Aliases(PReg(i))) from_set.push_back(a);
     absl::Span<const PReg> list = t.AliasList(PReg(i));
     EXPECT_EQ(std::vector<PReg>(list.begin(), list.end()), from_set) << t.RegName(PReg(i));
+    std::vector<uint32_t> units;
+    for (uint32_t u : t.Units(PReg(i))) units.push_back(u);
+    absl::Span<const uint32_t> unit_list = t.UnitList(PReg(i));
+    EXPECT_EQ(std::vector<uint32_t>(unit_list.begin(), unit_list.end()), units) << t.RegName(PReg(i));
   }
 }
 
