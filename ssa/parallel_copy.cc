@@ -128,6 +128,31 @@ void EmitReadyTracked(Moves& pending, const Target& target, Emit&& emit) {
   pending.resize(kept);
 }
 
+// When nothing is ready, every pending move's destination is read by another
+// pending move. Going from the first move to a reader of its destination,
+// again and again, reaches a move twice: the index of a move on a cycle,
+// which is where a cycle is broken (a move on a chain ahead of a cycle,
+// exchanged or saved, would unblock only the chain).
+size_t OnACycle(const Moves& pending, const Target& target) {
+  constexpr uint32_t kNone = ~uint32_t{0};
+  Writers writers;
+  (void)writers.Build(pending, target);  // the destinations were checked disjoint
+  absl::InlinedVector<uint32_t, 32> reader(pending.size(), kNone);
+  for (size_t j = 0; j < pending.size(); ++j) {
+    writers.ForEachWriterOf(pending[j].src, target, [&](uint32_t k) {
+      if (k != j && reader[k] == kNone) reader[k] = static_cast<uint32_t>(j);
+    });
+  }
+  absl::InlinedVector<uint8_t, 32> seen(pending.size(), 0);
+  size_t at = 0;
+  while (!seen[at]) {
+    if (reader[at] == kNone) return 0;  // not reached: a move no other reads is ready
+    seen[at] = 1;
+    at = reader[at];
+  }
+  return at;
+}
+
 absl::Status Sequentialize(absl::Span<const CopyMove> moves, const Target& target, const ParallelCopyOptions& options,
                            Steps& steps) {
   // A large copy is checked through its destinations' units and slots; the
@@ -217,7 +242,9 @@ absl::Status Sequentialize(absl::Span<const CopyMove> moves, const Target& targe
         continue;
       }
     }
-    // Only cycles remain. Unblock pending[0].
+    // Only cycles remain: unblock a move on one, brought to the front.
+    const size_t on_cycle = OnACycle(pending, target);
+    std::rotate(pending.begin(), pending.begin() + on_cycle, pending.begin() + on_cycle + 1);
     CopyMove& m = pending[0];
     if (options.use_swap && m.src.IsReg() && m.dst.IsReg()) {
       size_t partner = pending.size();
@@ -232,9 +259,10 @@ absl::Status Sequentialize(absl::Span<const CopyMove> moves, const Target& targe
         }
         if (pending[n].src != m.src && LocationsOverlap(pending[n].src, m.src, target)) src_whole = false;
       }
-      // The exchange writes m.src, where a rename may keep a value in place
-      // to the end: one keeping it whole follows the value to m.dst (below);
-      // one keeping part of it rules the exchange out.
+      // The exchange writes m.src, where a rename may keep part of a value in
+      // place to the end (x86 %bh of an %rbx whose %bl the cycle writes): then
+      // no exchange. (None keeps all of m.src: on a cycle, m.src overlaps
+      // another move's destination, which the rename's would overlap.)
       for (const CopyMove& r : renames) {
         if (r.src != m.src && LocationsOverlap(r.src, m.src, target)) src_whole = false;
       }
@@ -274,17 +302,6 @@ absl::Status Sequentialize(absl::Span<const CopyMove> moves, const Target& targe
           }
           if (pending[n].dst_value != pending[n].value) renames.push_back(pending[n]);
           pending.erase(pending.begin() + n);
-        }
-        // A rename at m.src: its value is now in m.dst, and moves back once
-        // the partner's value, now in m.src, has left.
-        for (size_t n = 0; n < renames.size();) {
-          if (renames[n].src != freed) {
-            ++n;
-            continue;
-          }
-          renames[n].src = taken;
-          pending.push_back(renames[n]);
-          renames.erase(renames.begin() + n);
         }
         continue;
       }
