@@ -176,6 +176,12 @@ class Allocator {
     if (rs.empty() || rs.front().from >= c.to) return c.to;
     return std::max(rs.front().from, c.from);
   }
+  // Does the piece cover position `p`?
+  bool Covers(const LsraChild& c, uint32_t p) const {
+    if (p < c.from || p >= c.to) return false;
+    absl::Span<const LsraRange> rs = RangesFrom(c.value, p);
+    return !rs.empty() && rs.front().from <= p;
+  }
   uint32_t End(const LsraChild& c) const {
     absl::Span<const LsraRange> rs = b_->Ranges(c.value);
     // The last range starting before c.to.
@@ -646,6 +652,27 @@ bool Allocator::TryAllocateFreeReg(uint32_t id, uint32_t pos, std::optional<PReg
     // Free for a while: keep the register up to the last gap before it is taken.
     uint32_t gap = GapAtOrBefore(until);
     if (gap <= pos || gap <= c.from) return false;
+    if (options_->spill_before_loops && Covers(c, until)) {
+      // Wimmer's split position, as for an evicted piece. A piece that would
+      // leave the register in a loop and has no register use before then goes
+      // to the stack now: the register would serve no use, and leaving it in
+      // the loop costs a move or a reload at every iteration (on the back
+      // edge, to make the register at the loop's start agree). Else a piece
+      // whose last reference before then lies outside a loop the gap is in
+      // leaves the register before that loop. (Where the register is taken
+      // in a hole of the piece, the piece may well keep it after the hole: the
+      // split at the gap costs nothing then.)
+      if (!forced.has_value() && NextRegUse(c, pos) >= gap && b_->depth(BlockAt(gap)) > 0) {
+        SpillFrom(id, pos, pos);
+        return true;
+      }
+      const uint32_t split = BestSpillGap(id, gap);
+      if (split > pos && split < gap) {
+        children_[id].loc = Location::Reg(best);
+        SpillFrom(id, split, pos);
+        return true;
+      }
+    }
     Push(Split(id, gap));
   }
   children_[id].loc = Location::Reg(best);

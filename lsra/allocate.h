@@ -13,7 +13,9 @@
 //    it from LsraBuild). The hint first (a fixed register the value is defined in
 //    or read from, or the register of the interval it was split from), then the
 //    register free the longest. Free for the whole interval: take it; free for a
-//    while: take it and split the interval at the last gap before that position.
+//    while: take it and split the interval at the last gap before that position
+//    (with spill_before_loops: earlier, or not at all, where that gap lies in a
+//    loop the piece needs no register in up to it; see LsraOptions).
 //  - AllocateBlockedReg: otherwise, for each register the next position where an
 //    interval holding it needs a register. If the current interval's first
 //    register use comes later than every such position, it is spilled up to the
@@ -99,7 +101,14 @@ struct LsraOptions {
   // Wimmer's split position for an evicted interval: it leaves its register at
   // the earliest block start of the smallest loop depth after its last
   // reference, not at the current position (so not in the middle of a loop it
-  // does not use).
+  // does not use). The same for a piece that takes a register free only for a
+  // while, where the register is taken in a place the piece lives: it leaves
+  // the register at that block start when one lies before the place, and
+  // takes none (the stack up to its next register use) when it has no
+  // register use before a place in a loop. Otherwise the register is left in
+  // the loop, and the loop's back edge puts the value back in it at every
+  // iteration (weighted cost on 100 functions: x86-64 -15%, AArch64 -19%,
+  // ARMv7 -18%).
   bool spill_before_loops = true;
   // RyuJIT's selection among free registers (RegisterSelection): each rule in
   // turn keeps the candidates that satisfy it, if any do: in the preference set

@@ -275,7 +275,7 @@ std::vector<PhaseOption> LsraAllocateOptions() {
       PhaseOption::Bool("seed_blocks", d.seed_blocks, "RyuJIT's block-start locations from the seed predecessor"),
       PhaseOption::Bool("second_chance", d.second_chance, "Subzero's repeat-until-convergence rounds for stack pieces"),
       PhaseOption::Bool("spill_before_loops", d.spill_before_loops,
-                        "Wimmer's split position for an evicted interval (off: at the current position)"),
+                        "Wimmer's split position for an evicted piece and one whose register is free only for a while (off: where the register is taken)"),
       PhaseOption::Bool("local_split", d.local_split, "Subzero's block-local splitting at every block start"),
       PhaseOption::Bool("spill_nearest", d.spill_nearest, "stress: evict the register needed soonest"),
       PhaseOption::Choice("registers", {"all", "callee_saved", "caller_saved"},

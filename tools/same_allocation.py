@@ -17,6 +17,11 @@ over the pipelines `--list` names ('lsra*', 'ssa,ssa_belady', 'all').
 
 Prints a line per difference and a summary; exits 1 when anything differs
 (or a pattern names no pipeline), else 0.
+
+With --costs, for a change made for quality, which differs on purpose: each
+run's weighted cost (the checker's `check.weighted_cost` total of `--stats`)
+before and after, per run that differs, and the totals per pipeline and target;
+exits 1 only when an exit code changes.
 """
 
 import argparse
@@ -59,14 +64,28 @@ def select(patterns, names):
     return chosen
 
 
-def run(binary, args, out_path):
+def weighted_cost(stats):
+    """The `check.weighted_cost` column of the `total` line of a --stats table."""
+    columns = None
+    for line in stats.splitlines():
+        if "check.weighted_cost" in line.split():
+            columns = line.split()
+        elif columns and line.startswith("total"):
+            fields = line.split()
+            fields[0:2] = ["total"]  # "total (N)" is one column
+            return float(fields[columns.index("check.weighted_cost")])
+    return None
+
+
+def run(binary, args, out_path, costs=False):
     if os.path.exists(out_path):
         os.remove(out_path)
-    proc = subprocess.run([binary] + args + [f"--out={out_path}"], stdout=subprocess.DEVNULL,
-                          stderr=subprocess.PIPE, text=True)
+    proc = subprocess.run([binary] + args + [f"--out={out_path}"] + (["--stats"] if costs else []),
+                          stdout=subprocess.PIPE if costs else subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     data = open(out_path, "rb").read() if os.path.exists(out_path) else None
     last_error = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else ""
-    return proc.returncode, data, last_error
+    cost = weighted_cost(proc.stdout) if costs else None
+    return proc.returncode, data, last_error, cost
 
 
 def main():
@@ -80,6 +99,8 @@ def main():
     parser.add_argument("--corpus", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
                                                          "testdata", "llvm"),
                         help="directory of <target>.ra files ('' for none)")
+    parser.add_argument("--costs", action="store_true",
+                        help="for a change made for quality: weighted costs before and after, not identity")
     args = parser.parse_args()
 
     pipelines = select(args.pipelines, pipeline_names(args.new))
@@ -98,20 +119,37 @@ def main():
             cases.append((f"{p} x86_64 {args.big}", [f"--pipeline={p}", "--target=x86_64", "--generate=1",
                                                       f"--size={args.big}", "--seed=3"]))
 
-    differ = 0
+    differ = exits = 0
+    totals = {}  # (pipeline, target) -> [old, new]
     with tempfile.TemporaryDirectory() as tmp:
         old_out, new_out = os.path.join(tmp, "old.ra"), os.path.join(tmp, "new.ra")
         for label, case in cases:
-            rc_old, data_old, _ = run(args.old, case, old_out)
-            rc_new, data_new, err_new = run(args.new, case, new_out)
+            rc_old, data_old, _, cost_old = run(args.old, case, old_out, args.costs)
+            rc_new, data_new, err_new, cost_new = run(args.new, case, new_out, args.costs)
+            if args.costs and cost_old is not None and cost_new is not None:
+                pipeline, target = label.split()[:2]
+                pair = totals.setdefault((pipeline, target), [0.0, 0.0])
+                pair[0] += cost_old
+                pair[1] += cost_new
             if rc_old == rc_new and data_old == data_new:
                 continue
             differ += 1
+            exits += rc_old != rc_new
             why = f"exit {rc_old} -> {rc_new}" if rc_old != rc_new else "the dumps differ"
+            if args.costs and rc_old == rc_new and cost_old is not None and cost_new is not None:
+                why += f": weighted cost {cost_old:,.0f} -> {cost_new:,.0f} ({percent(cost_old, cost_new)})"
             print(f"DIFFERS {label}: {why} {err_new if rc_new else ''}".rstrip(), flush=True)
     print(f"{len(cases) - differ} of {len(cases)} runs identical ({len(pipelines)} pipelines: "
           f"{', '.join(pipelines)})")
+    if args.costs:
+        for (pipeline, target), (old, new) in totals.items():
+            print(f"{pipeline} {target}: weighted cost {old:,.0f} -> {new:,.0f} ({percent(old, new)})")
+        return 1 if exits else 0
     return 1 if differ else 0
+
+
+def percent(old, new):
+    return f"{100.0 * (new - old) / old:+.1f}%" if old else "n/a"
 
 
 if __name__ == "__main__":
