@@ -52,6 +52,8 @@ class Verifier {
   absl::Status CheckOperand(const Operand& op, absl::FunctionRef<absl::Status(absl::string_view)> error);
   absl::Status CheckFixedConflicts(absl::Span<const Operand> ops, const RegSet& clobbers,
                                    absl::FunctionRef<absl::Status(absl::string_view)> error);
+  absl::Status CheckThroughClobbers(absl::Span<const Operand> ops, const RegSet& clobbers,
+                                    absl::FunctionRef<absl::Status(absl::string_view)> error);
   absl::Status CheckSsa();
 
   const Function& func_;
@@ -253,23 +255,73 @@ absl::Status Verifier::CheckFixedConflicts(absl::Span<const Operand> ops, const 
   return absl::OkStatus();
 }
 
+// An operand in a register of its class (no fixed one) that is read late or
+// written early holds its register through the instruction's clobbers: the
+// class needs that many registers the instruction leaves alone (a value read
+// late twice counts once).
+absl::Status Verifier::CheckThroughClobbers(absl::Span<const Operand> ops, const RegSet& clobbers,
+                                            absl::FunctionRef<absl::Status(absl::string_view)> error) {
+  auto through = [](const Operand& op) {
+    return op.constraint() == ConstraintKind::kReg &&
+           (op.IsUse() ? op.position() == Position::kLate : op.position() == Position::kEarly);
+  };
+  auto repeated = [&](size_t b) {  // a use of a value an earlier use reads
+    for (size_t c = 0; c < b; ++c) {
+      if (through(ops[c]) && ops[c].IsUse() && ops[b].IsUse() && ops[c].value() == ops[b].value()) return true;
+    }
+    return false;
+  };
+  absl::InlinedVector<RegClass, 4> counted;  // classes checked
+  for (size_t a = 0; a < ops.size(); ++a) {
+    if (!through(ops[a])) continue;
+    std::optional<RegClass> cls = target_.ClassFor(func_.value_type(ops[a].value()));
+    if (!cls.has_value() || std::find(counted.begin(), counted.end(), *cls) != counted.end()) continue;
+    counted.push_back(*cls);
+    int need = 0;
+    for (size_t b = a; b < ops.size(); ++b) {
+      need += through(ops[b]) && !repeated(b) && target_.ClassFor(func_.value_type(ops[b].value())) == cls;
+    }
+    int left = 0;
+    for (PReg r : target_.Class(*cls).members) {
+      bool clobbered = false;
+      for (PReg c : clobbers) clobbered |= target_.RegsAlias(r, c);
+      left += !clobbered;
+    }
+    if (need <= left) continue;
+    const std::string& name = target_.Class(*cls).name;
+    if (need == 1) {
+      return error(absl::StrCat(V(ops[a].value()), ops[a].IsUse() ? " is read late" : "@early is written",
+                                " in a register of class ", name, ", but the instruction clobbers every one"));
+    }
+    return error(absl::StrCat(need, " operands read late or written early (the first ", V(ops[a].value()),
+                              ") need as many registers of class ", name,
+                              " the instruction does not clobber; it leaves ", left));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Verifier::CheckInst(Block b, int index, Inst i) {
   auto error = [&](absl::string_view m) { return InstError(b, index, i, m); };
   absl::Span<const Operand> ops = func_.operands(i);
   // Most operands name a defined value, with no location and no fixed
   // register: nothing more to check of them alone.
-  bool any_fixed = false, any_reuse = false;
+  bool any_fixed = false, any_reuse = false, any_through = false;
   int num_uses = 0;
   for (const Operand& op : ops) {
     const ConstraintKind k = op.constraint();
     any_fixed |= k == ConstraintKind::kFixed;
     any_reuse |= k == ConstraintKind::kReuse;
+    any_through |= k == ConstraintKind::kReg && op.position() == (op.IsUse() ? Position::kLate : Position::kEarly);
     num_uses += op.IsUse();
     if (k != ConstraintKind::kFixed && op.location().IsNone() && func_.ValueExists(op.value())) continue;
     RA_RETURN_IF_ERROR(CheckOperand(op, error));
   }
   RA_RETURN_IF_ERROR(CheckOperandShape(b, index, i));
-  if (any_fixed) RA_RETURN_IF_ERROR(CheckFixedConflicts(ops, func_.Clobbers(i), error));
+  if (any_fixed || any_through) {
+    const RegSet clobbers = func_.Clobbers(i);
+    if (any_fixed) RA_RETURN_IF_ERROR(CheckFixedConflicts(ops, clobbers, error));
+    if (any_through && !clobbers.Empty()) RA_RETURN_IF_ERROR(CheckThroughClobbers(ops, clobbers, error));
+  }
   if (!any_reuse) return absl::OkStatus();
   for (const Operand& op : ops) {
     if (op.constraint() != ConstraintKind::kReuse) continue;

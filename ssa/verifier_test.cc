@@ -287,6 +287,25 @@ block0(v0: i64):
     ret
 })",
      "v0 is read late in %rdi, which the instruction clobbers"},
+    {"late use of a class the instruction clobbers whole", R"(function %f(f64) {
+block0(v0: f64):
+    call %g(v0@late) clobbers %xmm0, %xmm1, %xmm2, %xmm3, %xmm4, %xmm5, %xmm6, %xmm7, %xmm8, %xmm9, %xmm10, %xmm11, %xmm12, %xmm13, %xmm14, %xmm15
+    ret
+})",
+     "v0 is read late in a register of class xmm, but the instruction clobbers every one"},
+    {"early def of a class the instruction clobbers whole", R"(function %f(f64) -> f64 {
+block0(v0: f64):
+    v1@early = fadd v0, v0 clobbers %xmm0, %xmm1, %xmm2, %xmm3, %xmm4, %xmm5, %xmm6, %xmm7, %xmm8, %xmm9, %xmm10, %xmm11, %xmm12, %xmm13, %xmm14, %xmm15
+    ret v1
+})",
+     "v1@early is written in a register of class xmm, but the instruction clobbers every one"},
+    {"more late uses than registers left", R"(function %f(i64, i64) {
+block0(v0: i64, v1: i64):
+    call %g(v0@late, v1@late, v0@late) clobbers %rax, %rcx, %rdx, %rsi, %rdi, %rbp, %r8, %r9, %r10, %r11, %r12, %r13, %r14, %r15
+    ret
+})",
+     "2 operands read late or written early (the first v0) need as many registers of class gpr64 the instruction "
+     "does not clobber; it leaves 1"},
     {"early reuse", R"(function %f(i64, i64) -> i64 {
 block0(v0: i64, v1: i64):
     v2@reuse0@early = add v0, v1

@@ -799,6 +799,10 @@ const Invalid kInvalid[] = {
     {"late use of a clobbered register",
      "function %f(i64) {\nblock0(v0: i64):\n    call %g(v0@%rdi@late) clobbers %rdi\n    ret\n}\n",
      "v0 is read late in %rdi, which the instruction clobbers"},
+    {"late use of a class the instruction clobbers whole",
+     "function %f(f32) {\nblock0(v0: f32):\n    call %g(v0@late) clobbers %xmm0, %xmm1, %xmm2, %xmm3, %xmm4, %xmm5, "
+     "%xmm6, %xmm7, %xmm8, %xmm9, %xmm10, %xmm11, %xmm12, %xmm13, %xmm14, %xmm15\n    ret\n}\n",
+     "v0 is read late in a register of class xmm, but the instruction clobbers every one"},
     {"reserved register", "function %f(i64) {\nblock0(v0@%rsp: i64):\n    ret\n}\n",
      "v0 of type i64 is fixed to %rsp, which is not an allocatable register"},
     {"wrong class", "function %f(i64) {\nblock0(v0@%xmm3: i64):\n    ret\n}\n",
