@@ -418,13 +418,19 @@ class Allocator {
   }
   uint32_t BestReloadGap(uint32_t after, uint32_t gap) const { return ShallowestBlockStart(after, gap, false); }
   // Where an evicted piece leaves its register: the earliest shallowest block
-  // start after its last reference before `gap`, so that a value not used in a
-  // loop is on the stack for the whole loop (nothing to reload on its back
-  // edge) rather than from the middle of it.
+  // start after its last reference before `gap` that needs a register (or
+  // defines it: an Any, Stack or Fixed use reads the stack as well), so that
+  // a value not used in a loop, or used there only where its slot serves, is
+  // on the stack for the whole loop (nothing to reload on its back edge)
+  // rather than from the middle of it.
   uint32_t BestSpillGap(uint32_t id, uint32_t gap) const {
     const LsraChild& c = children_[id];
     absl::Span<const RefPosition> refs = b_->Refs(c.value);
     auto it = std::lower_bound(refs.begin(), refs.end(), gap, [](const RefPosition& r, uint32_t q) { return r.pos < q; });
+    while (it != refs.begin() && std::prev(it)->pos > c.from && std::prev(it)->kind != RefKind::kDef &&
+           !NeedsRegister(*std::prev(it))) {
+      --it;
+    }
     uint32_t last = it == refs.begin() ? c.from : std::max(c.from, std::prev(it)->pos);
     return ShallowestBlockStart(last, gap, true);
   }

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "liveness/live_sets.h"
@@ -60,6 +61,13 @@ LsraRun Allocate(const std::string& text, const Target& target, const LsraOption
     EXPECT_TRUE(same.ok()) << same << "\n" << run.printed;
   }
   return run;
+}
+
+// How often `part` occurs in `text`.
+int Occurrences(absl::string_view text, absl::string_view part) {
+  int n = 0;
+  for (size_t at = text.find(part); at != absl::string_view::npos; at = text.find(part, at + 1)) ++n;
+  return n;
 }
 
 TEST(LsraTest, ALoopFitsInRegistersWithoutSplits) {
@@ -245,20 +253,19 @@ block2:
 }
 
 TEST(LsraTest, AnEdgeIntoASharedRegisterMovesOnlyTheCopy) {
-  // Generated function 51 (60 instructions, x86-64): v37 copies v36 and they
-  // share %esi into the loop at block9, where the back edge from block11 finds
-  // both on the stack. One reload of the copy fills %esi for both (its slot
-  // holds v36's value too); two moves into one register would be no parallel
-  // copy at all.
+  // Generated function 31 (150 instructions, x86-64): v30 copies v10 and they
+  // share %ebx into block9, where the edge from block15 finds both on the
+  // stack. One reload of the copy fills %ebx for both (its slot holds v10's
+  // value too); two moves into one register would be no parallel copy at all.
   GeneratorOptions g;
-  g.num_insts = 60;
+  g.num_insts = 150;
   g.legalize = false;
   const Target& t = T("x86_64");
-  LsraRun run = Allocate(PrintFunction(Generate(51, g, t).value(), t), t);
+  LsraRun run = Allocate(PrintFunction(Generate(31, g, t).value(), t), t);
   EXPECT_GE(run.alloc.overlapped, 1);
-  EXPECT_THAT(run.resolve.printed, ::testing::ContainsRegex("block11 -> block9: v37 ss[0-9]+ -> %esi"))
+  EXPECT_THAT(run.resolve.printed, ::testing::ContainsRegex("block15 -> block9: v30 ss[0-9]+ -> %ebx"))
       << run.resolve.printed;
-  EXPECT_THAT(run.resolve.printed, ::testing::Not(::testing::ContainsRegex("v36 ss[0-9]+ -> %esi")));
+  EXPECT_THAT(run.resolve.printed, ::testing::Not(::testing::ContainsRegex("v10 ss[0-9]+ -> %ebx")));
 }
 
 TEST(LsraTest, ASecondRoundGivesStackPiecesRegistersLeftFree) {
@@ -346,24 +353,17 @@ block2:
   LsraOptions mid_loop;
   mid_loop.spill_before_loops = false;
   LsraRun before = Allocate(text, T("aarch64")), inside = Allocate(text, T("aarch64"), mid_loop);
-  auto reloads_of_v2 = [](const std::string& text) {
-    int n = 0;
-    for (size_t at = text.find("reload v2["); at != std::string::npos; at = text.find("reload v2[", at + 1)) ++n;
-    return n;
-  };
-  EXPECT_EQ(reloads_of_v2(before.printed), 1) << before.printed;  // on the exit
-  EXPECT_EQ(reloads_of_v2(inside.printed), 2) << inside.printed;  // and on the back edge
+  EXPECT_EQ(Occurrences(before.printed, "reload v2["), 1) << before.printed;  // on the exit
+  EXPECT_EQ(Occurrences(inside.printed, "reload v2["), 2) << inside.printed;  // and on the back edge
   EXPECT_LT(before.cost.weighted, inside.cost.weighted);
 }
 
-TEST(LsraTest, AValueFreeOnlyUntilACallInALoopItDoesNotUseStaysOnTheStackThere) {
-  // v2 lives across a loop with a call and is used only after it. Twelve
-  // values defined before it, read as addresses after the call at every
-  // iteration, take the registers calls preserve, so v2 gets one the call clobbers: free for a while, up to
-  // the call. Holding it up to there, v2 would leave it in the loop and be put
-  // back in it on the back edge at every iteration. With Wimmer's split
-  // position it leaves the register before the loop (the same rule as for an
-  // evicted value): one reload, on the exit.
+// v2 lives across a loop with a call and is used after it (and where
+// `in_loop` says, in the loop before the call). Twelve values defined before
+// it, read as addresses after the call at every iteration, take the registers
+// calls preserve, so v2 gets one the call clobbers: free for a while, up to
+// the call.
+std::string AcrossALoopWithACall(absl::string_view in_loop) {
   std::string text = R"(function %across(i64, i64) -> i64 {
 block0(v0: i64, v1: i64):
 )";
@@ -375,7 +375,7 @@ block0(v0: i64, v1: i64):
     jump block1(v4, v4)
 block1(v3: i64, v7: i64):
     v90 = add v3, v6
-    v30 = call.i64 %f(v90)
+)", in_loop, R"(    v30 = call.i64 %f(v90)
 )");
   int sum = 30;
   for (int k = 0; k < 12; ++k) {
@@ -391,19 +391,37 @@ block2:
     ret v92
 }
 )");
-  auto reloads_of_v2 = [](const std::string& text) {
-    int n = 0;
-    for (size_t at = text.find("reload v2["); at != std::string::npos; at = text.find("reload v2[", at + 1)) ++n;
-    return n;
-  };
+  return text;
+}
+
+TEST(LsraTest, AValueFreeOnlyUntilACallInALoopItDoesNotUseStaysOnTheStackThere) {
+  // Holding its register up to the call, v2 would leave it in the loop and be
+  // put back in it on the back edge at every iteration. With Wimmer's split
+  // position it leaves the register before the loop (the same rule as for an
+  // evicted value): one reload, on the exit.
+  const std::string text = AcrossALoopWithACall("");
   for (const char* target : {"x86_64", "aarch64"}) {
     LsraOptions mid_loop;
     mid_loop.spill_before_loops = false;
     LsraRun before = Allocate(text, T(target)), inside = Allocate(text, T(target), mid_loop);
-    EXPECT_EQ(reloads_of_v2(before.printed), 1) << target << "\n" << before.printed;  // on the exit
-    EXPECT_EQ(reloads_of_v2(inside.printed), 2) << target << "\n" << inside.printed;  // and on the back edge
+    EXPECT_EQ(Occurrences(before.printed, "reload v2["), 1) << target << "\n" << before.printed;  // on the exit
+    EXPECT_EQ(Occurrences(inside.printed, "reload v2["), 2) << target << "\n" << inside.printed;  // and the back edge
     EXPECT_LT(before.cost.weighted, inside.cost.weighted) << target;
   }
+}
+
+TEST(LsraTest, AValueReadFromItsSlotInALoopLeavesItsRegisterBeforeTheLoop) {
+  // The same, but the loop reads v2 before the call, as x86's add reads its
+  // second operand: from memory as well. That use does not keep v2 in a
+  // register into the loop; the add reads its slot.
+  const std::string text = AcrossALoopWithACall("    v94 = add v90, v2\n");
+  LsraOptions mid_loop;
+  mid_loop.spill_before_loops = false;
+  LsraRun before = Allocate(text, T("x86_64")), inside = Allocate(text, T("x86_64"), mid_loop);
+  EXPECT_EQ(Occurrences(before.printed, "reload v2["), 1) << before.printed;
+  EXPECT_THAT(before.printed, ::testing::ContainsRegex("= add v[0-9]+\\[%[a-z0-9]+\\], v2@any\\[ss[0-9]+\\]"));
+  EXPECT_EQ(Occurrences(inside.printed, "reload v2["), 2) << inside.printed;
+  EXPECT_LT(before.cost.weighted, inside.cost.weighted);
 }
 
 TEST(LsraTest, ScoringKeepsValuesThatSpanNoCallOutOfCalleeSavedRegisters) {
