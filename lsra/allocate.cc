@@ -496,6 +496,10 @@ class Allocator {
   std::vector<std::pair<uint32_t, InPlaceUse>> in_place_items_;  // (value, use) in position order
   int overlapped_ = 0;
   bool TryAllocateFreeReg(uint32_t id, uint32_t pos, std::optional<PReg> forced);
+  // Per register of `order` (next_use_): the next position where a piece
+  // holding it (or an alias) and overlapping piece `id` needs a register, or
+  // where a fixed reference or clobber blocks it, whichever comes first.
+  void FillNextUses(uint32_t id, uint32_t pos, const std::vector<PReg>& order);
   // RyuJIT's selection among the registers of `order` free at `pos` (by
   // free_until_); invalid when none is.
   PReg SelectFree(uint32_t id, uint32_t pos, const std::vector<PReg>& order);
@@ -679,10 +683,44 @@ bool Allocator::TryAllocateFreeReg(uint32_t id, uint32_t pos, std::optional<PReg
         return true;
       }
     }
+    if (options_->evict_over_split && !forced.has_value() && Covers(c, until)) {
+      // The piece needs a register again after the split: if some register's
+      // holders are all needed later than that, evicting them (Wimmer's
+      // AllocateBlockedReg) costs their reload, later, where the split would
+      // cost this piece's, sooner.
+      const uint32_t again = NextRegUse(c, gap);
+      if (again != kNever) {
+        FillNextUses(id, pos, order);
+        for (PReg r : order) {
+          if (next_use_[r.index()] > again) return false;
+        }
+      }
+    }
     Push(Split(id, gap));
   }
   children_[id].loc = Location::Reg(best);
   return true;
+}
+
+void Allocator::FillNextUses(uint32_t id, uint32_t pos, const std::vector<PReg>& order) {
+  const LsraChild& c = children_[id];
+  const uint32_t gap = GapAtOrBefore(pos);
+  // A fixed use, def or clobber of a register counts as its next use: nothing can
+  // be moved out of the way of those.
+  if (blocked_for_ == id && blocked_pos_ == pos) {
+    for (PReg r : order) next_use_[r.index()] = blocked_at_[r.index()];
+  } else {
+    for (PReg r : order) next_use_[r.index()] = NextBlockedFor(c, r, pos);
+  }
+  for (uint32_t a : active_) {
+    uint32_t u = NextRegUseOf(a, gap);
+    for (PReg r : t_->AliasList(children_[a].loc.reg())) next_use_[r.index()] = std::min(next_use_[r.index()], u);
+  }
+  for (uint32_t a : inactive_) {
+    if (NextIntersection(children_[a], c, pos) == kNever) continue;
+    uint32_t u = NextRegUseOf(a, gap);
+    for (PReg r : t_->AliasList(children_[a].loc.reg())) next_use_[r.index()] = std::min(next_use_[r.index()], u);
+  }
 }
 
 PReg Allocator::SelectFree(uint32_t id, uint32_t pos, const std::vector<PReg>& order) {
@@ -783,23 +821,8 @@ absl::Status Allocator::AllocateBlockedReg(uint32_t id, uint32_t pos, std::optio
   RegClass cls = *t_->ClassFor(f_->value_type(c.value));
   const std::vector<PReg>& order = orders_[cls.index()];
   uint32_t gap = GapAtOrBefore(pos);
-  // A fixed use, def or clobber of a register counts as its next use: nothing can
-  // be moved out of the way of those.
-  if (blocked_for_ == id && blocked_pos_ == pos) {
-    for (PReg r : order) next_use_[r.index()] = blocked_at_[r.index()];
-    blocked_for_ = kNever;  // read once
-  } else {
-    for (PReg r : order) next_use_[r.index()] = NextBlockedFor(c, r, pos);
-  }
-  for (uint32_t a : active_) {
-    uint32_t u = NextRegUseOf(a, gap);
-    for (PReg r : t_->AliasList(children_[a].loc.reg())) next_use_[r.index()] = std::min(next_use_[r.index()], u);
-  }
-  for (uint32_t a : inactive_) {
-    if (NextIntersection(children_[a], c, pos) == kNever) continue;
-    uint32_t u = NextRegUseOf(a, gap);
-    for (PReg r : t_->AliasList(children_[a].loc.reg())) next_use_[r.index()] = std::min(next_use_[r.index()], u);
-  }
+  FillNextUses(id, pos, order);
+  blocked_for_ = kNever;  // blocked_at_ read once
   PReg best;
   uint32_t first = NextRegUse(c, pos);
   if (forced.has_value()) {

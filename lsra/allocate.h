@@ -133,6 +133,17 @@ struct LsraOptions {
   // at every block start, so each block's part gets a register of its own (or
   // the stack) and edges reconcile them.
   bool local_split = false;
+  // Eviction over a split: a piece whose best free register is free only for
+  // a while, and which needs a register again after the split, takes a
+  // register by eviction instead (the register whose holders are needed
+  // latest, as when none is free) if some register's holders and fixed
+  // references are all needed later than that. Off: it takes the free
+  // register and is split where the register is taken, as in Wimmer's
+  // TryAllocateFreeReg, and is reloaded or moved for its next use even where
+  // a value held in another register is not needed until much later (a
+  // constant used only after a loop holding a callee-saved register that a
+  // value live across the loop's call needs).
+  bool evict_over_split = true;
 };
 
 struct LsraAllocStats {

@@ -277,6 +277,8 @@ std::vector<PhaseOption> LsraAllocateOptions() {
       PhaseOption::Bool("spill_before_loops", d.spill_before_loops,
                         "Wimmer's split position for an evicted piece and one whose register is free only for a while (off: where the register is taken)"),
       PhaseOption::Bool("local_split", d.local_split, "Subzero's block-local splitting at every block start"),
+      PhaseOption::Bool("evict_over_split", d.evict_over_split,
+                        "a piece free only for a while that needs a register again evicts holders needed later instead (off: split where the register is taken)"),
       PhaseOption::Bool("spill_nearest", d.spill_nearest, "stress: evict the register needed soonest"),
       PhaseOption::Choice("registers", {"all", "callee_saved", "caller_saved"},
                           "stress: allocate only from callee-saved or caller-saved registers"),
@@ -292,6 +294,7 @@ LsraOptions LsraOptionsOf(const PhaseArgs& a) {
   o.second_chance = a.Flag("second_chance");
   o.spill_before_loops = a.Flag("spill_before_loops");
   o.local_split = a.Flag("local_split");
+  o.evict_over_split = a.Flag("evict_over_split");
   o.spill_nearest = a.Flag("spill_nearest");
   const std::string& r = a.Get("registers");
   o.registers = r == "callee_saved"   ? LsraOptions::Registers::kCalleeSavedOnly
@@ -373,6 +376,7 @@ void RegisterLsraPhases(PhaseRegistry& r) {
   lsra("lsra_second_chance", "lsra_build", "lsra_allocate{second_chance=true}");
   lsra("lsra_evict_in_place", "lsra_build", "lsra_allocate{spill_before_loops=false}");
   lsra("lsra_local_split", "lsra_build", "lsra_allocate{local_split=true}");
+  lsra("lsra_split_first", "lsra_build", "lsra_allocate{evict_over_split=false}");
   lsra("lsra_stress_callee_saved", "lsra_build", "lsra_allocate{registers=callee_saved}");
   lsra("lsra_stress_caller_saved", "lsra_build", "lsra_allocate{registers=caller_saved}");
   lsra("lsra_stress_nearest", "lsra_build", "lsra_allocate{spill_nearest=true}");
