@@ -360,16 +360,21 @@ block2:
   EXPECT_LT(before.cost.weighted, inside.cost.weighted);
 }
 
+// The start of a function `name`(v0: i64, v1: i64) -> i64 whose entry loads
+// v10, v11, ... (`n` of them) from v0.
+std::string LoadsFromV0(absl::string_view name, int n) {
+  std::string text = absl::StrCat("function %", name, "(i64, i64) -> i64 {\nblock0(v0: i64, v1: i64):\n");
+  for (int k = 0; k < n; ++k) absl::StrAppend(&text, "    v", 10 + k, " = load.i64 v0, ", 8 * k, "\n");
+  return text;
+}
+
 // v2 lives across a loop with a call and is used after it (and where
 // `in_loop` says, in the loop before the call). Twelve values defined before
 // it, read as addresses after the call at every iteration, take the registers
 // calls preserve, so v2 gets one the call clobbers: free for a while, up to
 // the call.
 std::string AcrossALoopWithACall(absl::string_view in_loop) {
-  std::string text = R"(function %across(i64, i64) -> i64 {
-block0(v0: i64, v1: i64):
-)";
-  for (int k = 0; k < 12; ++k) absl::StrAppend(&text, "    v", 10 + k, " = load.i64 v0, ", 8 * k, "\n");
+  std::string text = LoadsFromV0("across", 12);
   absl::StrAppend(&text, R"(    v4 = const.i64 0
     v5 = const.i64 3
     v6 = const.i64 1
@@ -434,10 +439,7 @@ TEST(LsraTest, APieceNeededAgainEvictsAValueNeededLaterRatherThanSplit) {
   // there, whose holder is then reloaded on the back edge at every iteration.
   // Since that holder is needed later than v5, v5 evicts it at once: no move,
   // no reload in the loop.
-  std::string text = R"(function %evict(i64, i64) -> i64 {
-block0(v0: i64, v1: i64):
-)";
-  for (int k = 0; k < 6; ++k) absl::StrAppend(&text, "    v", 10 + k, " = load.i64 v0, ", 8 * k, "\n");
+  std::string text = LoadsFromV0("evict", 6);
   absl::StrAppend(&text, R"(    v4 = const.i64 0
     v6 = const.i64 1
     v7 = const.i64 3
