@@ -281,8 +281,8 @@ absl::Status Resolver::ResolveBlock(Block b) {
     if (l.IsNone()) l = Location::Stack(a_.SlotOf(p.value(), f_));  // a dead parameter
     p.set_location(l);
     // A parameter arriving in a callee-saved register takes it from its entry
-    // value: the frame saves it, as every register an operand names.
-    if (p.constraint() == ConstraintKind::kFixed) used_ |= t_.Aliases(p.fixed_reg());
+    // value: the frame saves it, as every register an operand names (a fixed
+    // parameter is the entry's, in its register: the verifier refuses others).
     if (l.IsReg()) used_ |= t_.Aliases(l.reg());
   }
   std::vector<Operand>& ops = buf_.ops;
