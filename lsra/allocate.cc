@@ -100,7 +100,7 @@ class Allocator {
     next_use_.assign(nr, 0);
     reg_use_cache_.fill(RegUseEntry());  // piece ids start again
     blocked_at_.assign(nr, 0);
-    blocked_for_ = kNever;
+    blocked_for_ = next_use_for_ = kNever;
     preserved_.assign(nr, 0);
     destroyed_.assign(nr, 0);
     order_pos_.assign(nr, 0);
@@ -500,6 +500,9 @@ class Allocator {
   // holding it (or an alias) and overlapping piece `id` needs a register, or
   // where a fixed reference or clobber blocks it, whichever comes first.
   void FillNextUses(uint32_t id, uint32_t pos, const std::vector<PReg>& order);
+  // The piece whose table TryAllocateFreeReg filled just before it gave way
+  // to AllocateBlockedReg (at the same position, with nothing changed since).
+  uint32_t next_use_for_ = kNever;
   // RyuJIT's selection among the registers of `order` free at `pos` (by
   // free_until_); invalid when none is.
   PReg SelectFree(uint32_t id, uint32_t pos, const std::vector<PReg>& order);
@@ -662,7 +665,8 @@ bool Allocator::TryAllocateFreeReg(uint32_t id, uint32_t pos, std::optional<PReg
     // Free for a while: keep the register up to the last gap before it is taken.
     uint32_t gap = GapAtOrBefore(until);
     if (gap <= pos || gap <= c.from) return false;
-    if (options_->spill_before_loops && Covers(c, until)) {
+    const bool taken_where_live = Covers(c, until);
+    if (options_->spill_before_loops && taken_where_live) {
       // Wimmer's split position, as for an evicted piece. A piece that would
       // leave the register in a loop and has no register use before then goes
       // to the stack now: the register would serve no use, and leaving it in
@@ -683,7 +687,7 @@ bool Allocator::TryAllocateFreeReg(uint32_t id, uint32_t pos, std::optional<PReg
         return true;
       }
     }
-    if (options_->evict_over_split && !forced.has_value() && Covers(c, until)) {
+    if (options_->evict_over_split && !forced.has_value() && taken_where_live) {
       // The piece needs a register again after the split: if some register's
       // holders are all needed later than that, evicting them (Wimmer's
       // AllocateBlockedReg) costs their reload, later, where the split would
@@ -692,7 +696,10 @@ bool Allocator::TryAllocateFreeReg(uint32_t id, uint32_t pos, std::optional<PReg
       if (again != kNever) {
         FillNextUses(id, pos, order);
         for (PReg r : order) {
-          if (next_use_[r.index()] > again) return false;
+          if (next_use_[r.index()] > again) {
+            next_use_for_ = id;  // AllocateBlockedReg, next, reads the table
+            return false;
+          }
         }
       }
     }
@@ -821,8 +828,8 @@ absl::Status Allocator::AllocateBlockedReg(uint32_t id, uint32_t pos, std::optio
   RegClass cls = *t_->ClassFor(f_->value_type(c.value));
   const std::vector<PReg>& order = orders_[cls.index()];
   uint32_t gap = GapAtOrBefore(pos);
-  FillNextUses(id, pos, order);
-  blocked_for_ = kNever;  // blocked_at_ read once
+  if (next_use_for_ != id) FillNextUses(id, pos, order);
+  next_use_for_ = blocked_for_ = kNever;  // both read once
   PReg best;
   uint32_t first = NextRegUse(c, pos);
   if (forced.has_value()) {

@@ -256,37 +256,34 @@ absl::Status Verifier::CheckFixedConflicts(absl::Span<const Operand> ops, const 
 }
 
 // An operand in a register of its class (no fixed one) that is read late or
-// written early holds its register through the instruction's clobbers: the
-// class needs that many registers the instruction leaves alone (a value read
-// late twice counts once).
+// written early: it holds its register through the instruction's clobbers.
+bool HeldThroughClobbers(const Operand& op) {
+  return op.constraint() == ConstraintKind::kReg &&
+         op.position() == (op.IsUse() ? Position::kLate : Position::kEarly);
+}
+
+// The operands HeldThroughClobbers need as many registers of their class as
+// the instruction leaves alone (a value read late twice counts once).
 absl::Status Verifier::CheckThroughClobbers(absl::Span<const Operand> ops, const RegSet& clobbers,
                                             absl::FunctionRef<absl::Status(absl::string_view)> error) {
-  auto through = [](const Operand& op) {
-    return op.constraint() == ConstraintKind::kReg &&
-           (op.IsUse() ? op.position() == Position::kLate : op.position() == Position::kEarly);
-  };
   auto repeated = [&](size_t b) {  // a use of a value an earlier use reads
     for (size_t c = 0; c < b; ++c) {
-      if (through(ops[c]) && ops[c].IsUse() && ops[b].IsUse() && ops[c].value() == ops[b].value()) return true;
+      if (HeldThroughClobbers(ops[c]) && ops[c].IsUse() && ops[b].IsUse() && ops[c].value() == ops[b].value()) return true;
     }
     return false;
   };
   absl::InlinedVector<RegClass, 4> counted;  // classes checked
   for (size_t a = 0; a < ops.size(); ++a) {
-    if (!through(ops[a])) continue;
+    if (!HeldThroughClobbers(ops[a])) continue;
     std::optional<RegClass> cls = target_.ClassFor(func_.value_type(ops[a].value()));
     if (!cls.has_value() || std::find(counted.begin(), counted.end(), *cls) != counted.end()) continue;
     counted.push_back(*cls);
     int need = 0;
     for (size_t b = a; b < ops.size(); ++b) {
-      need += through(ops[b]) && !repeated(b) && target_.ClassFor(func_.value_type(ops[b].value())) == cls;
+      need += HeldThroughClobbers(ops[b]) && !repeated(b) && target_.ClassFor(func_.value_type(ops[b].value())) == cls;
     }
     int left = 0;
-    for (PReg r : target_.Class(*cls).members) {
-      bool clobbered = false;
-      for (PReg c : clobbers) clobbered |= target_.RegsAlias(r, c);
-      left += !clobbered;
-    }
+    for (PReg r : target_.Class(*cls).members) left += !target_.Aliases(r).Intersects(clobbers);
     if (need <= left) continue;
     const std::string& name = target_.Class(*cls).name;
     if (need == 1) {
@@ -311,7 +308,7 @@ absl::Status Verifier::CheckInst(Block b, int index, Inst i) {
     const ConstraintKind k = op.constraint();
     any_fixed |= k == ConstraintKind::kFixed;
     any_reuse |= k == ConstraintKind::kReuse;
-    any_through |= k == ConstraintKind::kReg && op.position() == (op.IsUse() ? Position::kLate : Position::kEarly);
+    any_through |= HeldThroughClobbers(op);
     num_uses += op.IsUse();
     if (k != ConstraintKind::kFixed && op.location().IsNone() && func_.ValueExists(op.value())) continue;
     RA_RETURN_IF_ERROR(CheckOperand(op, error));
