@@ -258,14 +258,7 @@ class Chaitin {
   }
   // `dst = const` with the constant of `original` (a const), without the
   // original's clobbers if it had any: a constant made again.
-  Inst MakeConstAgain(Inst original, Value dst) {
-    InstData c;
-    c.opcode = Opcode::kConst;
-    c.type = f_.inst(original).type;
-    c.imm = f_.inst(original).imm;
-    const Operand def = Operand::Def(dst);
-    return f_.NewInst(c, absl::MakeConstSpan(&def, 1));
-  }
+  Inst MakeConstAgain(Inst original, Value dst) { return regalloc::MakeConstAgain(f_, original, Operand::Def(dst)); }
   absl::Status Error(const std::string& what) const {
     // With dumps on (--print), the function as it stood, to reproduce from.
     return absl::InternalError(absl::StrCat("function %", f_.name(), ", chaitin round ", round_, ": ", what,
@@ -2181,12 +2174,7 @@ absl::Status Chaitin::Begin() {
   // Each constant branch argument may get a node of its own in the first graph.
   spare_nodes_ = 0;
   if (o_.aggressive) {
-    const_def_.assign(f_.num_values(), Inst());
-    for (Block b : f_.layout()) {
-      for (Inst i : f_.block(b).insts) {
-        if (f_.inst(i).opcode == Opcode::kConst) const_def_[f_.operands(i)[0].value().index()] = i;
-      }
-    }
+    ConstDefs(f_, const_def_, /*with_clobbers=*/true);
     for (Block b : f_.layout()) {
       if (f_.block(b).insts.empty()) continue;
       const Inst i = f_.block(b).insts.back();

@@ -34,7 +34,7 @@ absl::StatusOr<LsraAllocatorStats> LsraAllocator::Run(Function& func, const Targ
   LsraAllocatorStats s;
   RA_ASSIGN_OR_RETURN(s.build, Build(func, target));
   RA_ASSIGN_OR_RETURN(s.allocate, Allocate(func, target));
-  RA_ASSIGN_OR_RETURN(s.resolve, Resolve(func, target));
+  RA_ASSIGN_OR_RETURN(s.resolve, Resolve(func, target, options_.resolve));
   return s;
 }
 

@@ -33,6 +33,7 @@ namespace regalloc {
 struct LsraAllocatorOptions {
   LsraBuildOptions build;
   LsraOptions allocate;
+  LsraResolveOptions resolve;  // Run's (Resolve takes its own)
 };
 
 struct LsraAllocatorStats {

@@ -38,7 +38,15 @@ RefNeed NeedOf(const Operand& op) {
 
 }  // namespace
 
-absl::Status LsraBuild::InsertReuseCopies(Function& func, const LiveSets& sets, LsraBuildStats& stats) {
+absl::Status LsraBuild::InsertReuseCopies(Function& func, const LiveSets& sets, bool remat, LsraBuildStats& stats) {
+  // With `remat`, the constants: a source defined by `const` is made again
+  // into the def's register instead of copied (ssa's and chaitin's constants
+  // made again at their uses), which also ends the constant's own piece
+  // sooner where this was its last read in a register.
+  std::vector<Inst>& const_def = scratch_.const_def;
+  const_def.clear();
+  scratch_.remade.clear();
+  if (remat) ConstDefs(func, const_def);
   // Per block: the index of each value's last use, stamped by block. Whether
   // a value lives out is asked of the block's live-out set (a binary search)
   // only for a Reuse def's sources, not stamped for every live-out value at
@@ -117,10 +125,18 @@ absl::Status LsraBuild::InsertReuseCopies(Function& func, const LiveSets& sets, 
           continue;
         }
         Value t = func.NewValue(func.value_type(a));
-        InstData d;
-        d.opcode = Opcode::kCopy;
-        Operand cops[2] = {Operand::Def(t), Operand::Use(a)};
-        out.push_back(func.NewInst(d, cops));
+        const Inst made_from = a.index() < const_def.size() ? const_def[a.index()] : Inst();
+        if (made_from.IsValid()) {
+          out.push_back(MakeConstAgain(func, made_from, Operand::Def(t)));
+          scratch_.remade.push_back(a);
+          ++stats.remats;
+        } else {
+          InstData d;
+          d.opcode = Opcode::kCopy;
+          Operand cops[2] = {Operand::Def(t), Operand::Use(a)};
+          out.push_back(func.NewInst(d, cops));
+          ++stats.reuse_copies;
+        }
         for (size_t x = 0; x < ops.size(); ++x) {
           if (static_cast<int>(x) != o && ops[x].IsUse() && ops[x].value() == a && same_fixed_read(x, o)) {
             ops[x].set_value(t);
@@ -128,13 +144,14 @@ absl::Status LsraBuild::InsertReuseCopies(Function& func, const LiveSets& sets, 
         }
         ops[o].set_value(t);
         changed = true;
-        ++stats.reuse_copies;
       }
       if (changed) func.SetOperands(i, ops);
       out.push_back(i);
     }
     insts.assign(out.begin(), out.end());
   }
+  std::sort(scratch_.remade.begin(), scratch_.remade.end());
+  scratch_.remade.erase(std::unique(scratch_.remade.begin(), scratch_.remade.end()), scratch_.remade.end());
   return absl::OkStatus();
 }
 
@@ -217,7 +234,20 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
   }
   // (The verifier rejected unreachable blocks.)
   const ControlFlowGraph& cfg = verified.cfg;
-  RA_RETURN_IF_ERROR(InsertReuseCopies(func, sets, stats));
+  RA_RETURN_IF_ERROR(InsertReuseCopies(func, sets, options.remat, stats));
+  // A constant made again is not read there: where that read kept it live,
+  // it lives no more (LiveSets::Shrink), in the caller's sets when they are
+  // given back here (`release`: LsraAllocator's), else in a copy.
+  const LiveSets* live = &sets;
+  if (!scratch_.remade.empty()) {
+    LiveSets* own = release;
+    if (own == nullptr) {
+      scratch_.sets = sets;
+      own = &scratch_.sets;
+    }
+    own->Shrink(func, cfg, scratch_.remade);
+    live = own;
+  }
   const LoopNest& loops = verified.loops;
   OrderBlocks(func, cfg, loops);
   depth_.assign(func.num_blocks(), 0);
@@ -307,7 +337,7 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
     // live out of it starts here. Mostly the two are one set (the live sets
     // store a block's live-out set as its successor's live-in set when they
     // are equal) or equal, and nothing changes.
-    absl::Span<const Value> in = sets.LiveIn(b);
+    absl::Span<const Value> in = live->LiveIn(b);
     if (in.size() != prev_out.size() ||
         (in.data() != prev_out.data() && !std::equal(in.begin(), in.end(), prev_out.begin()))) {
       const Value *x = prev_out.begin(), *x_end = prev_out.end(), *y = in.begin(), *y_end = in.end();
@@ -400,9 +430,9 @@ absl::StatusOr<LsraBuildStats> LsraBuild::Run(const Target& target, Function& fu
     // reference. (A live-in value that does not live out is read here: the
     // live sets' in = ue ∪ (out − defs).)
     for (Value v : touched) {
-      if (!sets.IsLiveOut(v, b)) close(v, info[v.index()].last + 1);
+      if (!live->IsLiveOut(v, b)) close(v, info[v.index()].last + 1);
     }
-    prev_out = sets.LiveOut(b);
+    prev_out = live->LiveOut(b);
     prev_to = bt;
   }
   for (Value v : prev_out) close(v, prev_to);

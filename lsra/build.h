@@ -48,10 +48,14 @@
 // another operand): in a commutative integer op whose other source dies there,
 // the two sources trade places, so that the dying one is overwritten; otherwise
 // the source is copied first (`v9 = copy v3`), so that the def may take the
-// copy's register where it dies.
+// copy's register where it dies; a source defined by `const` is made again
+// instead (`v9 = const.i32 5`: LsraBuildOptions::remat), which needs no
+// register holding the constant there.
 //
 // Precondition: `sets` is the liveness of `func` (the copies Build adds are local
-// to their blocks, so the sets stay exact). Run reads it and nothing after:
+// to their blocks, so the sets stay exact; a constant it makes again is read
+// no more there, and its sets shrink: LiveSets::Shrink, on Run's `release`
+// when given, else on a copy). Run reads it and nothing after:
 // which values live into a block (resolution's edges, allocation's seeded
 // blocks) LiveInto answers from the ranges, so that an allocator may give the
 // sets back before allocation, or even before Run makes the rows from its walk
@@ -152,12 +156,16 @@ struct LsraBuildStats {
   int critical_edges = 0;
   int reuse_copies = 0;
   int commuted = 0;  // commutative ops whose sources traded places instead
+  int remats = 0;    // constant sources made again instead of copied
 };
 
 struct LsraBuildOptions {
   // Stress (RyuJIT's reversed order): the blocks after the entry in reverse, so
   // blocks no longer follow their predecessors and resolution does the work.
   bool reverse_order = false;
+  // A Reuse def's source that is still needed and is defined by `const` is
+  // made again (`v9 = const.i32 5`) instead of copied (`v9 = copy v3`).
+  bool remat = true;
 };
 
 class LsraBuild {
@@ -169,7 +177,8 @@ class LsraBuild {
   // that the live sets are computed on the same graph): they are not
   // verified or computed again, and they must outlive the build's use
   // (analyses(), read by resolution). `release`, when given, is `sets`
-  // itself (LsraAllocator's): after a large function they are given back
+  // itself (LsraAllocator's): where constants are made again their sets
+  // shrink in it, and after a large function they are given back
   // (LiveSets::Release) as soon as they have been read for the last time,
   // before the rows are made (base/warm_buffers.h).
   absl::StatusOr<LsraBuildStats> Run(const Target& target, Function& func, const LiveSets& sets,
@@ -224,7 +233,7 @@ class LsraBuild {
   std::string Print(const Function& func, const Target& target) const;
 
  private:
-  absl::Status InsertReuseCopies(Function& func, const LiveSets& sets, LsraBuildStats& stats);
+  absl::Status InsertReuseCopies(Function& func, const LiveSets& sets, bool remat, LsraBuildStats& stats);
   void OrderBlocks(const Function& func, const ControlFlowGraph& cfg, const LoopNest& loops);
 
   const Target* target_ = nullptr;
@@ -265,6 +274,9 @@ class LsraBuild {
     std::vector<RefPosition> all_reg_refs;                  // fixed-register references, in walk order
     std::vector<std::vector<LsraRange>> blocked;            // per register: its blocked ranges, in walk order
     std::vector<CopyScratch> copy;
+    std::vector<Inst> const_def;  // InsertReuseCopies' (remat): per value, the const defining it
+    std::vector<Value> remade;    // the constants it made again, sorted
+    LiveSets sets;                // the sets shrunk, when the caller's are not given (Run's `release`)
     std::vector<RangeScratch> range;
     std::vector<Value> touched;
     std::vector<Operand> ops;

@@ -52,6 +52,11 @@ struct LsraResolver::Buffers {
   std::vector<uint8_t> stored, block_start;
   std::vector<uint32_t> piece_hint;  // Resolver::At's, per value
   std::vector<std::pair<uint32_t, uint32_t>> splits;
+  // Rematerialization (LsraResolveOptions::remat): per value, the const
+  // defining it; per split, where the register piece it starts is made
+  // again instead of reloaded, the end of that piece's reads (0: reloaded).
+  std::vector<Inst> const_def;
+  std::vector<uint32_t> remat_until;
   std::vector<EdgeCopy> edges;
   std::vector<CopyMove> edge_moves, moves;
   std::vector<Inst> insts, out, emitted;
@@ -72,7 +77,8 @@ class Resolver {
            LsraResolver::Buffers& buf, LsraBuild* release)
       : holders_(buf.holders), order_index_(buf.order_index), edge_values_(buf.edge_values),
         reg_owner_(buf.reg_owner), t_(t), f_(f), b_(b), a_(a), options_(options), buf_(buf), stored_(buf.stored),
-        splits_(buf.splits), piece_hint_(buf.piece_hint), release_(release) {}
+        splits_(buf.splits), remat_until_(buf.remat_until), const_def_(buf.const_def), piece_hint_(buf.piece_hint),
+        release_(release) {}
   absl::StatusOr<LsraResolveStats> Run();
 
  private:
@@ -138,6 +144,41 @@ class Resolver {
   std::vector<RegOwner>& reg_owner_;
   uint32_t edge_stamp_ = 0;
   absl::Status ResolveBlock(Block b);
+  // Rematerialization. A reload of a constant at a split inside a block
+  // becomes the constant made again (`v40 = const.i32 5`) into a new value
+  // that the piece's reads in the block then name, where nothing else reads
+  // the register for the constant: the piece ends in the block and goes to
+  // the stack or dies (not to another register), or reaches the block's end
+  // with the value dead there. Likewise a Fixed use read from the slot.
+  // (A reload on an edge stays: the successor's reads name the value.)
+  // RematUntil answers for split (gap, v) in a block ending at block_to:
+  // the position before which the piece's reads name the new value, or 0.
+  uint32_t RematUntil(Value v, uint32_t gap, uint32_t block_to);
+  bool Remat(Value v) const { return v.index() < const_def_.size() && const_def_[v.index()].IsValid(); }
+  // The value made again in place of `v` that a read at `pos` of `l` names,
+  // or none.
+  Value RenamedAt(Location l, Value v, uint32_t pos) const {
+    if (!l.IsReg()) return Value();
+    for (const Renamed& r : renamed_) {
+      if (r.reg == l.reg() && r.from == v && pos < r.until) return r.to;
+    }
+    return Value();
+  }
+  // A new value for the constant `v` made again into `reg` before the
+  // instruction being resolved, read up to `until`.
+  Value MakeAgain(Value v, PReg reg, uint32_t until) {
+    const Value w = f_.NewValue(f_.value_type(v));
+    renamed_.push_back(Renamed{reg, v, w, until});
+    made_again_.push_back(renamed_.back());
+    return w;
+  }
+  struct Renamed {
+    PReg reg;
+    Value from, to;
+    uint32_t until;
+  };
+  std::vector<Renamed> renamed_;     // this block's, so far
+  std::vector<Renamed> made_again_;  // the current gap's, emitted after its parallel copy
 
   const Target& t_;
   Function& f_;
@@ -152,6 +193,8 @@ class Resolver {
   std::vector<uint8_t>& stored_;
   // (gap, value): a piece of the value starts at a gap inside a block, sorted.
   std::vector<std::pair<uint32_t, uint32_t>>& splits_;
+  std::vector<uint32_t>& remat_until_;  // per split
+  std::vector<Inst>& const_def_;        // per value
   std::vector<uint32_t>& piece_hint_;  // per value: the piece At found last
   // The first split at or after the gap last asked about: blocks are resolved
   // in position order, so the gaps only grow.
@@ -251,11 +294,25 @@ absl::Status Resolver::EdgeMoves(const Edge& e, std::vector<CopyMove>& moves) {
   return absl::OkStatus();
 }
 
+uint32_t Resolver::RematUntil(Value v, uint32_t gap, uint32_t block_to) {
+  if (!Remat(v) || !At(v, gap - 1).IsStack() || !At(v, gap).IsReg()) return 0;
+  absl::Span<const LsraChild> pieces = a_.PiecesOf(v);
+  auto c = std::upper_bound(pieces.begin(), pieces.end(), gap, [](uint32_t p, const LsraChild& x) { return p < x.from; });
+  if (c == pieces.begin()) return 0;
+  const uint32_t end = std::prev(c)->to;
+  if (end >= block_to) return b_.Covers(v, block_to - 1) ? 0 : block_to;
+  // Where the value lives on past the piece, it goes to its slot (the
+  // store after its definition already did that: nothing reads the register).
+  if (b_.Covers(v, end) && b_.Covers(v, end - 1) && !At(v, end).IsStack()) return 0;
+  return end;
+}
+
 absl::Status Resolver::ResolveBlock(Block b) {
   std::vector<Inst>& insts = buf_.insts;
   insts = f_.block(b).insts;
   std::vector<Inst>& out = buf_.out;
   out.clear();
+  renamed_.clear();
   uint32_t from = b_.BlockFrom(b);
   // Where each value is right before the gap copy: after the previous
   // instruction's defs (its Fixed defs still in their registers).
@@ -298,6 +355,7 @@ absl::Status Resolver::ResolveBlock(Block b) {
     Inst i = insts[j];
     uint32_t early = b_.Pos(i, kLsraEarly), gap = early - 1;
     moves.clear();
+    made_again_.clear();
     // Pieces meeting at the gap, and the previous instruction's fixed defs.
     for (const auto& [v, l] : fixed_after) {
       Location dst = At(v, gap);
@@ -315,7 +373,11 @@ absl::Status Resolver::ResolveBlock(Block b) {
       while (next_split_ < splits_.size() && splits_[next_split_].first < gap) ++next_split_;
       for (size_t k = next_split_; k < splits_.size() && splits_[k].first == gap; ++k) {
         Value v(splits_[k].second);
-        Add(moves, before(v, gap), At(v, gap), v, Value(), f_.value_type(v));
+        if (remat_until_[k] != 0) {
+          MakeAgain(v, At(v, gap).reg(), remat_until_[k]);
+        } else {
+          Add(moves, before(v, gap), At(v, gap), v, Value(), f_.value_type(v));
+        }
       }
     }
     // Uses: where their pieces are, or a copy into the fixed register / slot.
@@ -326,10 +388,21 @@ absl::Status Resolver::ResolveBlock(Block b) {
       Location l = At(v, p);
       if (l.IsNone()) return Bug(b, i, absl::StrCat(f_.ValueName(v), " has no location"));
       switch (op.constraint()) {
-        case ConstraintKind::kFixed:
-          Add(moves, before(v, gap), Location::Reg(op.fixed_reg()), v, Value(), f_.value_type(v));
-          l = Location::Reg(op.fixed_reg());
+        case ConstraintKind::kFixed: {
+          const Location fixed = Location::Reg(op.fixed_reg()), src = before(v, gap);
+          l = fixed;
+          if (Value w = RenamedAt(fixed, v, p); w.IsValid()) {
+            op.set_value(w);  // made again there already
+          } else if (Value w = RenamedAt(src, v, gap - 1); w.IsValid()) {  // read before the gap
+            Add(moves, src, fixed, w, Value(), f_.value_type(v));
+            op.set_value(w);
+          } else if (options_.remat && src.IsStack() && Remat(v)) {
+            op.set_value(MakeAgain(v, op.fixed_reg(), early + kLsraGap));  // for this instruction's reads
+          } else {
+            Add(moves, src, fixed, v, Value(), f_.value_type(v));
+          }
           break;
+        }
         case ConstraintKind::kStack:
           if (!l.IsStack()) {
             Location slot = Location::Stack(a_.SlotOf(v, f_));
@@ -348,9 +421,20 @@ absl::Status Resolver::ResolveBlock(Block b) {
         case ConstraintKind::kAny:
           break;
       }
+      if (op.constraint() != ConstraintKind::kFixed) {
+        if (Value w = RenamedAt(l, v, p); w.IsValid()) op.set_value(w);
+      }
       op.set_location(l);
     }
     RA_RETURN_IF_ERROR(Emit(moves, out, stats_.gap_moves));
+    // After the copy, as a reload would be (the last of it): its reads of
+    // these registers are done.
+    for (const Renamed& r : made_again_) {
+      out.push_back(
+          MakeConstAgain(f_, const_def_[r.from.index()], Operand::Def(r.to).WithLocation(Location::Reg(r.reg))));
+      used_ |= t_.Aliases(r.reg);
+      ++stats_.remats;
+    }
     // Defs.
     fixed_after.clear();
     defined.clear();
@@ -453,6 +537,19 @@ absl::StatusOr<LsraResolveStats> Resolver::Run() {
   }
   std::sort(splits_.begin(), splits_.end());
   next_split_ = 0;
+  const_def_.clear();
+  if (options_.remat) ConstDefs(f_, const_def_);
+  remat_until_.assign(splits_.size(), 0);
+  if (options_.remat) {
+    // Blocks are numbered in order: the split's block is found walking both.
+    const std::vector<Block>& order = b_.order();
+    size_t k = 0;
+    for (size_t s = 0; s < splits_.size(); ++s) {
+      const auto [gap, v] = splits_[s];
+      while (b_.BlockTo(order[k]) <= gap) ++k;
+      remat_until_[s] = RematUntil(Value(v), gap, b_.BlockTo(order[k]));
+    }
+  }
   // The instructions resolution will add, about: a move per split, a store per
   // spilled value, a move per fixed reference (not per clobber: a call kills
   // some 25 registers and moves nothing), the edges' moves (and parameters).

@@ -47,6 +47,7 @@ struct LsraResolveStats {
   int edge_moves = 0;    // moving instructions on edges
   int edges_split = 0;
   int stack_temps = 0;
+  int remats = 0;  // constants made again instead of reloaded
   // The --print dump (with LsraResolveOptions::dump): each edge's copy, before
   // it was sequentialized.
   std::string printed;
@@ -54,6 +55,9 @@ struct LsraResolveStats {
 
 struct LsraResolveOptions {
   bool dump = false;  // fill LsraResolveStats::printed
+  // A constant's reload inside a block is the constant made again into a
+  // new value, which the reads of that register piece name (resolve.cc).
+  bool remat = true;
 };
 
 // The values live across each edge are those lsra_build's ranges say live

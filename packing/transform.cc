@@ -81,13 +81,7 @@ class Transformer {
   }
   // Appends `name[to] = const` (the constant `v` is defined by) to `out`.
   void Remat(Value v, Value name, Location to, std::vector<Inst>& out) {
-    const InstData& def = f_.inst(const_def_[v.index()]);
-    InstData d;
-    d.opcode = Opcode::kConst;
-    d.type = def.type;
-    d.imm = def.imm;
-    Operand op = Operand::Def(name).WithLocation(to);
-    out.push_back(f_.NewInst(d, absl::MakeConstSpan(&op, 1)));
+    out.push_back(MakeConstAgain(f_, const_def_[v.index()], Operand::Def(name).WithLocation(to)));
     Touch(to);
   }
   // Brings the value a use of `v` in block `b` reads into register `dst`;
@@ -396,12 +390,7 @@ absl::Status Transformer::Rewrite(Block b, Inst i, std::vector<Inst>& out) {
 absl::StatusOr<PackingTransformStats> Transformer::Run(bool lower) {
   const int num_values = f_.num_values();
   home_.assign(num_values, StackSlot());
-  const_def_.assign(num_values, Inst());
-  for (Block b : f_.layout()) {
-    for (Inst i : f_.block(b).insts) {
-      if (f_.inst(i).opcode == Opcode::kConst) const_def_[f_.operands(i)[0].value().index()] = i;
-    }
-  }
+  ConstDefs(f_, const_def_, /*with_clobbers=*/true);
   if (inits_.size() < static_cast<size_t>(f_.num_blocks())) inits_.resize(f_.num_blocks());
   for (auto& row : inits_) row.clear();
   held_start_.assign(num_values + 1, 0);

@@ -391,6 +391,24 @@ std::vector<uint8_t> ComputedValues(const Function& func) {
   return computed;
 }
 
+void ConstDefs(const Function& func, std::vector<Inst>& out, bool with_clobbers) {
+  out.assign(func.num_values(), Inst());
+  for (Block b : func.layout()) {
+    for (Inst i : func.block(b).insts) {
+      const InstData& d = func.inst(i);
+      if (d.opcode == Opcode::kConst && (with_clobbers || d.clobbers < 0)) out[func.operands(i)[0].value().index()] = i;
+    }
+  }
+}
+
+Inst MakeConstAgain(Function& func, Inst original, const Operand& def) {
+  InstData d;
+  d.opcode = Opcode::kConst;
+  d.type = func.inst(original).type;
+  d.imm = func.inst(original).imm;
+  return func.NewInst(d, absl::MakeConstSpan(&def, 1));
+}
+
 RegSet FrameSaves(const Function& func, const Target& target, const RegSet& used) {
   RegSet touched = used;
   touched |= func.ClobberedRegs();

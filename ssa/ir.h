@@ -508,6 +508,16 @@ class Function {
 // moves, spills and reloads an allocator adds).
 std::vector<uint8_t> ComputedValues(const Function& func);
 
+// Rematerialization, for the allocators that make a constant again where
+// they would reload or copy it. ConstDefs fills `out`, per value id, with
+// the layout's `const` instruction defining it (invalid for others; a const
+// with clobbers too, unless `with_clobbers`: made again elsewhere it would
+// clobber nothing). MakeConstAgain appends nothing: it returns a new `const`
+// of `original`'s type and bits defining `def` (with its location, if any),
+// without the original's clobbers.
+void ConstDefs(const Function& func, std::vector<Inst>& out, bool with_clobbers = false);
+Inst MakeConstAgain(Function& func, Inst original, const Operand& def);
+
 // Erases from the layout's blocks each `spill` that `eligible` accepts and
 // whose defined value no instruction reads (a spill reading the value it
 // defines, a move-like pair relocating one value, is no read of it): the

@@ -311,6 +311,7 @@ void RegisterLsraPhases(PhaseRegistry& r) {
                 Function& f = c.state.function;
                 auto state = std::make_shared<LsraPipelineState>();
                 state->allocator.options().build.reverse_order = c.args.Flag("reverse_order");
+                state->allocator.options().build.remat = c.args.Flag("remat");
                 RA_ASSIGN_OR_RETURN(LsraBuildStats s, state->allocator.Build(f, c.target));
                 c.stat("intervals", s.intervals);
                 c.stat("ranges", s.ranges);
@@ -319,12 +320,15 @@ void RegisterLsraPhases(PhaseRegistry& r) {
                 c.stat("critical_edges", s.critical_edges);
                 c.stat("reuse_copies", s.reuse_copies);
                 c.stat("commuted", s.commuted);
+                c.stat("remats", s.remats);
                 c.state.lsra_printed = c.dumps ? state->allocator.build().Print(f, c.target) : std::string();
                 c.state.lsra = std::move(state);
                 return absl::OkStatus();
               }};
   build.options = {PhaseOption::Bool("reverse_order", false,
-                                     "stress (RyuJIT): the blocks after the entry in reverse order")};
+                                     "stress (RyuJIT): the blocks after the entry in reverse order"),
+                   PhaseOption::Bool("remat", LsraBuildOptions().remat,
+                                     "a two-address source defined by const is made again, not copied")};
   r.Register(std::move(build));
   r.SetConflicts("lsra_build", {"locations"});
   Phase allocate{"lsra_allocate", "linear scan with lifetime holes and interval splitting (lsra/)",
@@ -349,22 +353,29 @@ void RegisterLsraPhases(PhaseRegistry& r) {
                  }};
   allocate.options = LsraAllocateOptions();
   r.Register(std::move(allocate));
-  r.Register(Phase{"lsra_resolve", "linear scan resolution: operand locations, split and edge moves (lsra/)",
-                   {"lsra_allocation"}, {"locations", "lowered"}, {"liveness"},
-                   [](PhaseContext& c) -> absl::Status {
-                     RA_ASSIGN_OR_RETURN(LsraPipelineState * state, LsraStateOf(c, "lsra_resolve"));
-                     RA_ASSIGN_OR_RETURN(LsraResolveStats s, state->allocator.Resolve(c.state.function, c.target,
-                                                                                      LsraResolveOptions{c.dumps}));
-                     c.stat("gap_moves", s.gap_moves);
-                     c.stat("edge_moves", s.edge_moves);
-                     c.stat("edges_split", s.edges_split);
-                     absl::StrAppend(&c.state.lsra_printed, s.printed);
-                     c.state.lsra = nullptr;
-                     return absl::OkStatus();
-                   }});
+  Phase resolve{"lsra_resolve", "linear scan resolution: operand locations, split and edge moves (lsra/)",
+                {"lsra_allocation"}, {"locations", "lowered"}, {"liveness"},
+                [](PhaseContext& c) -> absl::Status {
+                  RA_ASSIGN_OR_RETURN(LsraPipelineState * state, LsraStateOf(c, "lsra_resolve"));
+                  LsraResolveOptions o;
+                  o.dump = c.dumps;
+                  o.remat = c.args.Flag("remat");
+                  RA_ASSIGN_OR_RETURN(LsraResolveStats s, state->allocator.Resolve(c.state.function, c.target, o));
+                  c.stat("gap_moves", s.gap_moves);
+                  c.stat("edge_moves", s.edge_moves);
+                  c.stat("edges_split", s.edges_split);
+                  c.stat("remats", s.remats);
+                  absl::StrAppend(&c.state.lsra_printed, s.printed);
+                  c.state.lsra = nullptr;
+                  return absl::OkStatus();
+                }};
+  resolve.options = {PhaseOption::Bool("remat", LsraResolveOptions().remat,
+                                       "a constant's reload inside a block is the constant made again")};
+  r.Register(std::move(resolve));
   r.SetConflicts("lsra_resolve", {"locations"});
-  auto lsra = [&](const std::string& name, const std::string& build, const std::string& allocate) {
-    r.RegisterPipeline(name, {"legalize", "liveness", build, allocate, "lsra_resolve", "check", "interpret"});
+  auto lsra = [&](const std::string& name, const std::string& build, const std::string& allocate,
+                  const std::string& resolve = "lsra_resolve") {
+    r.RegisterPipeline(name, {"legalize", "liveness", build, allocate, resolve, "check", "interpret"});
   };
   lsra("lsra", "lsra_build", "lsra_allocate");
   // Each enhancement off, and RyuJIT-style stress modes (run by the fuzz test):
@@ -377,6 +388,7 @@ void RegisterLsraPhases(PhaseRegistry& r) {
   lsra("lsra_evict_in_place", "lsra_build", "lsra_allocate{spill_before_loops=false}");
   lsra("lsra_local_split", "lsra_build", "lsra_allocate{local_split=true}");
   lsra("lsra_split_first", "lsra_build", "lsra_allocate{evict_over_split=false}");
+  lsra("lsra_noremat", "lsra_build{remat=false}", "lsra_allocate", "lsra_resolve{remat=false}");
   lsra("lsra_stress_callee_saved", "lsra_build", "lsra_allocate{registers=callee_saved}");
   lsra("lsra_stress_caller_saved", "lsra_build", "lsra_allocate{registers=caller_saved}");
   lsra("lsra_stress_nearest", "lsra_build", "lsra_allocate{spill_nearest=true}");

@@ -350,7 +350,7 @@ TEST(PipelineTest, ConfigurationErrors) {
                         "split_critical_edges, ssa_allocate, stack_alloc, verify"));
   o = {};
   o.pipeline = "greedy";
-  EXPECT_THAT(Pipeline(o).summary.status().message(), HasSubstr("unknown pipeline 'greedy'; known pipelines: chaitin, chaitin_allocate, chaitin_noaggressive, chaitin_noconservative, chaitin_nojoins, chaitin_pessimistic, chaitin_spill_everywhere, front, lsra, lsra_evict_in_place, lsra_local_split, lsra_nooverlap, lsra_nopref, lsra_noscoring, lsra_noseed, lsra_second_chance, lsra_split_first, lsra_stress_callee_saved, "
+  EXPECT_THAT(Pipeline(o).summary.status().message(), HasSubstr("unknown pipeline 'greedy'; known pipelines: chaitin, chaitin_allocate, chaitin_noaggressive, chaitin_noconservative, chaitin_nojoins, chaitin_pessimistic, chaitin_spill_everywhere, front, lsra, lsra_evict_in_place, lsra_local_split, lsra_nooverlap, lsra_nopref, lsra_noremat, lsra_noscoring, lsra_noseed, lsra_second_chance, lsra_split_first, lsra_stress_callee_saved, "
                         "lsra_stress_caller_saved, lsra_stress_nearest, lsra_stress_reversed, packing, packing_allocate, packing_noloops, packing_noyield, packing_size, ssa, ssa_allocate, ssa_belady, ssa_noremat, stack"));
   o = {};
   o.target = "z80";
