@@ -113,8 +113,8 @@ TEST(LsraTest, AConstantReloadedInsideABlockIsMadeAgain) {
   // Only caller-saved registers (the stress mode): v1 lives across the calls
   // on the stack. For the load's address after the first the constant is made
   // again into a new value in a register, not reloaded; for the third call's
-  // argument, read from the slot into %rdi, likewise. Without remat both are
-  // reloads.
+  // argument, read from the slot into %rdi, likewise; and the slot, read by
+  // nothing then, is not stored. Without remat: two reloads and the store.
   const std::string text = R"(function %across_const(i64) -> i64 {
 block0(v0: i64):
     v1 = const.i64 1234
@@ -132,6 +132,9 @@ block0(v0: i64):
   LsraRun run = Allocate(text, T("x86_64"), caller_saved);
   EXPECT_EQ(run.resolve.remats, 2) << run.printed;
   EXPECT_EQ(Occurrences(run.printed, "reload v1["), 0) << run.printed;
+  // Nothing reads its slot any more: the store after its definition goes.
+  EXPECT_EQ(run.resolve.dead_stores, 1);
+  EXPECT_EQ(Occurrences(run.printed, "spill v1["), 0) << run.printed;
   EXPECT_EQ(Occurrences(run.printed, "= const.i64 1234\n"), 3) << run.printed;
   EXPECT_THAT(run.printed, ::testing::ContainsRegex("v[0-9]+\\[%rdi\\] = const.i64 1234\n[^\n]*call.i64 %h\\(v[0-9]+@%rdi"))
       << run.printed;
@@ -140,6 +143,7 @@ block0(v0: i64):
   LsraRun reloaded = Allocate(text, T("x86_64"), caller_saved, off);
   EXPECT_EQ(reloaded.resolve.remats, 0);
   EXPECT_EQ(Occurrences(reloaded.printed, "reload v1["), 2) << reloaded.printed;
+  EXPECT_EQ(Occurrences(reloaded.printed, "spill v1["), 1) << reloaded.printed;
   EXPECT_EQ(Occurrences(reloaded.printed, "= const.i64 1234\n"), 1);
   EXPECT_LT(run.cost.weighted, reloaded.cost.weighted);
 }

@@ -57,6 +57,7 @@ struct LsraResolver::Buffers {
   // again instead of reloaded, the end of that piece's reads (0: reloaded).
   std::vector<Inst> const_def;
   std::vector<uint32_t> remat_until;
+  std::vector<uint8_t> slot_read;  // per value: its slot read (EraseUnreadConstantStores)
   std::vector<EdgeCopy> edges;
   std::vector<CopyMove> edge_moves, moves;
   std::vector<Inst> insts, out, emitted;
@@ -144,6 +145,10 @@ class Resolver {
   std::vector<RegOwner>& reg_owner_;
   uint32_t edge_stamp_ = 0;
   absl::Status ResolveBlock(Block b);
+  // After rematerialization: the stores of constants whose slots nothing
+  // reads any more (an operand or a move-like reading the slot) go; their
+  // slots stay unused.
+  void EraseUnreadConstantStores();
   // Rematerialization. A reload of a constant at a split inside a block
   // becomes the constant made again (`v40 = const.i32 5`) into a new value
   // that the piece's reads in the block then name, where nothing else reads
@@ -305,6 +310,31 @@ uint32_t Resolver::RematUntil(Value v, uint32_t gap, uint32_t block_to) {
   // store after its definition already did that: nothing reads the register).
   if (b_.Covers(v, end) && b_.Covers(v, end - 1) && !At(v, end).IsStack()) return 0;
   return end;
+}
+
+void Resolver::EraseUnreadConstantStores() {
+  std::vector<uint8_t>& read = buf_.slot_read;
+  read.assign(f_.num_values(), 0);
+  for (Block b : f_.layout()) {
+    for (Inst i : f_.block(b).insts) {
+      if (f_.inst(i).opcode == Opcode::kSpill) continue;  // reads its register
+      for (const Operand& op : f_.operands(i)) {
+        if (op.IsUse() && op.location().IsStack()) read[op.value().index()] = 1;
+      }
+    }
+  }
+  for (Block b : f_.layout()) {
+    std::vector<Inst>& insts = f_.block(b).insts;
+    insts.erase(std::remove_if(insts.begin(), insts.end(),
+                               [&](Inst i) {
+                                 if (f_.inst(i).opcode != Opcode::kSpill) return false;
+                                 const Value v = f_.operands(i)[0].value();
+                                 if (!Remat(v) || read[v.index()]) return false;
+                                 ++stats_.dead_stores;
+                                 return true;
+                               }),
+                insts.end());
+  }
 }
 
 absl::Status Resolver::ResolveBlock(Block b) {
@@ -627,6 +657,7 @@ absl::StatusOr<LsraResolveStats> Resolver::Run() {
       insts.insert(insts.begin(), emitted.begin(), emitted.end());
     }
   }
+  if (stats_.remats > 0) EraseUnreadConstantStores();
   DropBlockParams(f_);
   f_.set_saved_regs(FrameSaves(f_, t_, used_));
   return stats_;

@@ -47,7 +47,8 @@ struct LsraResolveStats {
   int edge_moves = 0;    // moving instructions on edges
   int edges_split = 0;
   int stack_temps = 0;
-  int remats = 0;  // constants made again instead of reloaded
+  int remats = 0;       // constants made again instead of reloaded
+  int dead_stores = 0;  // constants' stores whose slots nothing reads any more
   // The --print dump (with LsraResolveOptions::dump): each edge's copy, before
   // it was sequentialized.
   std::string printed;
@@ -56,7 +57,8 @@ struct LsraResolveStats {
 struct LsraResolveOptions {
   bool dump = false;  // fill LsraResolveStats::printed
   // A constant's reload inside a block is the constant made again into a
-  // new value, which the reads of that register piece name (resolve.cc).
+  // new value, which the reads of that register piece name (resolve.cc), and
+  // its store goes where nothing reads its slot any more.
   bool remat = true;
 };
 

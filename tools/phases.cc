@@ -365,6 +365,7 @@ void RegisterLsraPhases(PhaseRegistry& r) {
                   c.stat("edge_moves", s.edge_moves);
                   c.stat("edges_split", s.edges_split);
                   c.stat("remats", s.remats);
+                  c.stat("dead_stores", s.dead_stores);
                   absl::StrAppend(&c.state.lsra_printed, s.printed);
                   c.state.lsra = nullptr;
                   return absl::OkStatus();
