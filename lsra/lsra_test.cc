@@ -148,6 +148,38 @@ block0(v0: i64):
   EXPECT_LT(run.cost.weighted, reloaded.cost.weighted);
 }
 
+TEST(LsraTest, AConstantReloadedInALoopWhoseHeaderExpectsItInItsSlotIsMadeAgain) {
+  // Only caller-saved registers: v1 lives across the loop's call in its slot,
+  // where the loop header expects it. The load after the call needs it in a
+  // register until the back edge, which takes it back to the slot (moving
+  // nothing: the slot holds it): so the register piece is the loop body's
+  // alone, and the constant is made again there, not reloaded each time round.
+  const std::string text = R"(function %loop_const(i64) -> i64 {
+block0(v0: i64):
+    v1 = const.i64 4096
+    jump block1(v0)
+block1(v2: i64):
+    v3 = call.i64 %f(v2)
+    v4 = load.i64 v1, 8
+    v5 = add v3, v4
+    v6 = cmp.lt v5, v0
+    br v6, block1(v5), block2
+block2:
+    ret v5
+}
+)";
+  LsraOptions caller_saved;
+  caller_saved.registers = LsraOptions::Registers::kCallerSavedOnly;
+  LsraRun run = Allocate(text, T("x86_64"), caller_saved);
+  EXPECT_GE(run.resolve.remats, 1) << run.printed;
+  EXPECT_EQ(Occurrences(run.printed, "reload v1["), 0) << run.printed;
+  LsraResolveOptions off;
+  off.remat = false;
+  LsraRun reloaded = Allocate(text, T("x86_64"), caller_saved, off);
+  EXPECT_GE(Occurrences(reloaded.printed, "reload v1["), 1) << reloaded.printed;
+  EXPECT_LT(run.cost.weighted, reloaded.cost.weighted);
+}
+
 TEST(LsraTest, HighPressureSplitsAndSpillsBetweenUses) {
   // Twenty values live at once on x86-64's fifteen registers.
   std::string text = "function %twenty(i64) -> i64 {\nblock0(v0: i64):\n";

@@ -154,11 +154,12 @@ class Resolver {
   // that the piece's reads in the block then name, where nothing else reads
   // the register for the constant: the piece ends in the block and goes to
   // the stack or dies (not to another register), or reaches the block's end
-  // with the value dead there. Likewise a Fixed use read from the slot.
+  // where the value is dead or expected in its slot by every successor it
+  // lives into. Likewise a Fixed use read from the slot.
   // (A reload on an edge stays: the successor's reads name the value.)
   // RematUntil answers for split (gap, v) in a block ending at block_to:
   // the position before which the piece's reads name the new value, or 0.
-  uint32_t RematUntil(Value v, uint32_t gap, uint32_t block_to);
+  uint32_t RematUntil(Value v, uint32_t gap, Block block);
   bool Remat(Value v) const { return v.index() < const_def_.size() && const_def_[v.index()].IsValid(); }
   // The value made again in place of `v` that a read at `pos` of `l` names,
   // or none.
@@ -299,13 +300,24 @@ absl::Status Resolver::EdgeMoves(const Edge& e, std::vector<CopyMove>& moves) {
   return absl::OkStatus();
 }
 
-uint32_t Resolver::RematUntil(Value v, uint32_t gap, uint32_t block_to) {
+uint32_t Resolver::RematUntil(Value v, uint32_t gap, Block block) {
+  const uint32_t block_to = b_.BlockTo(block);
   if (!Remat(v) || !At(v, gap - 1).IsStack() || !At(v, gap).IsReg()) return 0;
   absl::Span<const LsraChild> pieces = a_.PiecesOf(v);
   auto c = std::upper_bound(pieces.begin(), pieces.end(), gap, [](uint32_t p, const LsraChild& x) { return p < x.from; });
   if (c == pieces.begin()) return 0;
   const uint32_t end = std::prev(c)->to;
-  if (end >= block_to) return b_.Covers(v, block_to - 1) ? 0 : block_to;
+  if (end >= block_to) {
+    // Live on past the block: each successor it lives into must expect it in
+    // its slot (the edge then moves nothing: the slot holds it already).
+    if (b_.Covers(v, block_to - 1)) {
+      const ControlFlowGraph& cfg = b_.analyses().cfg;
+      for (const Edge& e : cfg.succs(block)) {
+        if (b_.LiveInto(v, e.to) && !At(v, b_.BlockFrom(e.to)).IsStack()) return 0;
+      }
+    }
+    return block_to;
+  }
   // Where the value lives on past the piece, it goes to its slot (the
   // store after its definition already did that: nothing reads the register).
   if (b_.Covers(v, end) && b_.Covers(v, end - 1) && !At(v, end).IsStack()) return 0;
@@ -577,7 +589,7 @@ absl::StatusOr<LsraResolveStats> Resolver::Run() {
     for (size_t s = 0; s < splits_.size(); ++s) {
       const auto [gap, v] = splits_[s];
       while (b_.BlockTo(order[k]) <= gap) ++k;
-      remat_until_[s] = RematUntil(Value(v), gap, b_.BlockTo(order[k]));
+      remat_until_[s] = RematUntil(Value(v), gap, order[k]);
     }
   }
   // The instructions resolution will add, about: a move per split, a store per
