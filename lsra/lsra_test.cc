@@ -180,6 +180,43 @@ block2:
   EXPECT_LT(run.cost.weighted, reloaded.cost.weighted);
 }
 
+TEST(LsraTest, AConstantOutsideItsBlockIsATwinMadeAgainOnTheBackEdge) {
+  // Only caller-saved registers: the loop header expects v1 in a register (as
+  // block0 leaves it), and the loop's call takes every register, so the back
+  // edge restores it. Outside block0 the constant in a register is its twin:
+  // block0's edge names it so in place (free), the back edge makes the twin
+  // again (a reload into a join before), and the slot is never stored.
+  const std::string text = R"(function %twin(i64) -> i64 {
+block0(v0: i64):
+    v1 = const.i64 4096
+    jump block1(v0)
+block1(v2: i64):
+    v3 = load.i64 v1, 8
+    v4 = call.i64 %f(v3)
+    v5 = add v4, v2
+    v6 = cmp.lt v5, v0
+    br v6, block1(v5), block2
+block2:
+    ret v5
+}
+)";
+  LsraOptions caller_saved;
+  caller_saved.registers = LsraOptions::Registers::kCallerSavedOnly;
+  LsraRun run = Allocate(text, T("x86_64"), caller_saved);
+  EXPECT_EQ(run.resolve.remats, 1) << run.printed;
+  EXPECT_EQ(Occurrences(run.printed, "reload v1["), 0) << run.printed;
+  EXPECT_EQ(Occurrences(run.printed, "spill v1["), 0) << run.printed;
+  EXPECT_THAT(run.printed, ::testing::ContainsRegex("(v[0-9]+)\\[(%[a-z0-9]+)\\] = move v1\\[\\2\\]\n    jump block1"))
+      << run.printed;
+  EXPECT_THAT(run.printed, ::testing::ContainsRegex("v[0-9]+\\[%[a-z0-9]+\\] = const.i64 4096\n    jump block1"))
+      << run.printed;
+  LsraResolveOptions off;
+  off.remat = false;
+  LsraRun reloaded = Allocate(text, T("x86_64"), caller_saved, off);
+  EXPECT_EQ(Occurrences(reloaded.printed, "reload v1["), 1) << reloaded.printed;
+  EXPECT_LT(run.cost.weighted, reloaded.cost.weighted);
+}
+
 TEST(LsraTest, HighPressureSplitsAndSpillsBetweenUses) {
   // Twenty values live at once on x86-64's fifteen registers.
   std::string text = "function %twenty(i64) -> i64 {\nblock0(v0: i64):\n";
@@ -364,7 +401,8 @@ TEST(LsraTest, ABlockStartsWithItsSeedPredecessorsRegisters) {
   // block13 in the order, but its seed is block8 (and block9's is block7).
   // Without seeding, v23 enters both in the register the block before each
   // left it in, so the edges from their seeds move it. Seeded, each starts
-  // with v23 where its seed ends.
+  // with v23 where its seed ends. (v23 is a constant: resolution without
+  // remat, so that the edges move it under its own name, not its twin's.)
   GeneratorOptions g;
   g.num_insts = 80;
   g.legalize = false;
@@ -372,7 +410,9 @@ TEST(LsraTest, ABlockStartsWithItsSeedPredecessorsRegisters) {
   std::string text = PrintFunction(Generate(20, g, t).value(), t);
   LsraOptions off;
   off.seed_blocks = false;
-  LsraRun with = Allocate(text, t), without = Allocate(text, t, off);
+  LsraResolveOptions named;
+  named.remat = false;
+  LsraRun with = Allocate(text, t, LsraOptions(), named), without = Allocate(text, t, off, named);
   EXPECT_GE(with.alloc.seeded, 2) << with.printed;
   EXPECT_EQ(without.alloc.seeded, 0);
   EXPECT_EQ(with.cost.moves + 2, without.cost.moves) << with.resolve.printed << without.resolve.printed;

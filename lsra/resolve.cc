@@ -58,6 +58,12 @@ struct LsraResolver::Buffers {
   std::vector<Inst> const_def;
   std::vector<uint32_t> remat_until;
   std::vector<uint8_t> slot_read;  // per value: its slot read (EraseUnreadConstantStores)
+  // The twins (remat): per constant, the block of its const and, where it may
+  // have one, its twin (invalid until made; kNoTwin where it may not).
+  std::vector<Block> const_block;
+  std::vector<Value> twin;
+  std::vector<uint8_t> edge_made_again;  // per edge move: a reload made again instead
+  std::vector<CopyMove> kept;            // an edge's moves but those made again
   std::vector<EdgeCopy> edges;
   std::vector<CopyMove> edge_moves, moves;
   std::vector<Inst> insts, out, emitted;
@@ -161,6 +167,34 @@ class Resolver {
   // the position before which the piece's reads name the new value, or 0.
   uint32_t RematUntil(Value v, uint32_t gap, Block block);
   bool Remat(Value v) const { return v.index() < const_def_.size() && const_def_[v.index()].IsValid(); }
+  // Outside the block of its const, a constant in a register is its twin, a
+  // value of its own that the constant made again defines (where the
+  // constant would be reloaded), that moves as the constant would, and that
+  // the reads of those registers name: so a reload on any edge is made again
+  // too, into a join as well, where every predecessor defines or moves the
+  // twin there. The constant keeps its name in its block and in its slot;
+  // where it leaves its block in a register, the edge's copy names the twin
+  // there (free where the register stays). A constant some `copy` reads has
+  // none (an overlapping copy's register holds the copy and its source).
+  // TwinIn is the twin of `v` for reads of registers in block `b`, or none.
+  bool HasTwinIn(Value v, Block b) const {
+    return Remat(v) && buf_.const_block[v.index()] != b && buf_.twin[v.index()] != kNoTwin;
+  }
+  Value TwinIn(Value v, Block b) {
+    if (!HasTwinIn(v, b)) return Value();
+    Value& w = buf_.twin[v.index()];
+    if (!w.IsValid()) w = f_.NewValue(f_.value_type(v));
+    return w;
+  }
+  static constexpr Value kNoTwin = Value(0x7ffffffe);
+  // `w` (v's twin or a value made again for v) made again into `reg` after
+  // the current gap's copy, once.
+  void MakeTwinAgain(Value v, Value w, PReg reg) {
+    for (const Renamed& r : made_again_) {
+      if (r.reg == reg && r.to == w) return;
+    }
+    made_again_.push_back(Renamed{reg, v, w, 0});
+  }
   // The value made again in place of `v` that a read at `pos` of `l` names,
   // or none.
   Value RenamedAt(Location l, Value v, uint32_t pos) const {
@@ -293,8 +327,14 @@ absl::Status Resolver::EdgeMoves(const Edge& e, std::vector<CopyMove>& moves) {
     }
     edge_values_.push_back(EdgeValue{v, src, dst});
   }
-  // One move per value: none repeats another (Add looks at none).
+  // One move per value: none repeats another (Add looks at none). A constant
+  // leaving its block in a register it keeps becomes its twin there (a
+  // rename in place: Run's other twin moves come later).
   for (const EdgeValue& x : edge_values_) {
+    if (x.src == x.dst && x.dst.IsReg() && HasTwinIn(x.value, e.to) && buf_.const_block[x.value.index()] == e.from) {
+      moves.push_back(CopyMove{x.src, x.dst, x.value, TwinIn(x.value, e.to), f_.value_type(x.value)});
+      continue;
+    }
     Add(moves, x.src, x.dst, x.value, Value(), f_.value_type(x.value), /*def_store=*/false, moves.size());
   }
   return absl::OkStatus();
@@ -415,6 +455,15 @@ absl::Status Resolver::ResolveBlock(Block b) {
       while (next_split_ < splits_.size() && splits_[next_split_].first < gap) ++next_split_;
       for (size_t k = next_split_; k < splits_.size() && splits_[k].first == gap; ++k) {
         Value v(splits_[k].second);
+        if (Value w = TwinIn(v, b); w.IsValid()) {
+          const Location src = before(v, gap), dst = At(v, gap);
+          if (dst.IsReg() && src.IsStack()) {
+            MakeTwinAgain(v, w, dst.reg());
+          } else if (dst.IsReg()) {
+            Add(moves, src, dst, w, Value(), f_.value_type(v));
+          }  // (into its slot: the slot holds the constant already)
+          continue;
+        }
         if (remat_until_[k] != 0) {
           MakeAgain(v, At(v, gap).reg(), remat_until_[k]);
         } else {
@@ -433,7 +482,14 @@ absl::Status Resolver::ResolveBlock(Block b) {
         case ConstraintKind::kFixed: {
           const Location fixed = Location::Reg(op.fixed_reg()), src = before(v, gap);
           l = fixed;
-          if (Value w = RenamedAt(fixed, v, p); w.IsValid()) {
+          if (Value w = TwinIn(v, b); w.IsValid()) {
+            if (src.IsStack()) {
+              MakeTwinAgain(v, w, op.fixed_reg());
+            } else {
+              Add(moves, src, fixed, w, Value(), f_.value_type(v));
+            }
+            op.set_value(w);
+          } else if (Value w = RenamedAt(fixed, v, p); w.IsValid()) {
             op.set_value(w);  // made again there already
           } else if (Value w = RenamedAt(src, v, gap - 1); w.IsValid()) {  // read before the gap
             Add(moves, src, fixed, w, Value(), f_.value_type(v));
@@ -463,8 +519,12 @@ absl::Status Resolver::ResolveBlock(Block b) {
         case ConstraintKind::kAny:
           break;
       }
-      if (op.constraint() != ConstraintKind::kFixed) {
-        if (Value w = RenamedAt(l, v, p); w.IsValid()) op.set_value(w);
+      if (op.constraint() != ConstraintKind::kFixed && l.IsReg()) {
+        if (Value w = TwinIn(v, b); w.IsValid()) {
+          op.set_value(w);
+        } else if (Value w = RenamedAt(l, v, p); w.IsValid()) {
+          op.set_value(w);
+        }
       }
       op.set_location(l);
     }
@@ -534,6 +594,25 @@ absl::StatusOr<LsraResolveStats> Resolver::Run() {
     for (const LsraChild& c : a_.PiecesOf(Value(v))) stored_[v] |= c.loc.IsStack();
     for (const RefPosition& r : b_.Refs(Value(v))) stored_[v] |= r.need == RefNeed::kStack;
   }
+  const_def_.clear();
+  buf_.const_block.clear();
+  buf_.twin.clear();
+  if (options_.remat) {
+    ConstDefs(f_, const_def_);
+    buf_.const_block.assign(f_.num_values(), Block());
+    buf_.twin.assign(f_.num_values(), Value());
+    for (Block b : f_.layout()) {
+      for (Inst i : f_.block(b).insts) {
+        const InstData& d = f_.inst(i);
+        absl::Span<const Operand> ops = f_.operands(i);
+        if (d.opcode == Opcode::kConst && const_def_[ops[0].value().index()] == i) {
+          buf_.const_block[ops[0].value().index()] = b;
+        } else if (d.opcode == Opcode::kCopy && ops.size() == 2 && ops[1].IsUse()) {
+          buf_.twin[ops[1].value().index()] = kNoTwin;
+        }
+      }
+    }
+  }
   // Edge copies are computed on the positions before any block changes.
   using EdgeCopy = LsraResolver::Buffers::EdgeCopy;
   std::vector<EdgeCopy>& edges = buf_.edges;
@@ -579,8 +658,6 @@ absl::StatusOr<LsraResolveStats> Resolver::Run() {
   }
   std::sort(splits_.begin(), splits_.end());
   next_split_ = 0;
-  const_def_.clear();
-  if (options_.remat) ConstDefs(f_, const_def_);
   remat_until_.assign(splits_.size(), 0);
   if (options_.remat) {
     // Blocks are numbered in order: the split's block is found walking both.
@@ -589,7 +666,7 @@ absl::StatusOr<LsraResolveStats> Resolver::Run() {
     for (size_t s = 0; s < splits_.size(); ++s) {
       const auto [gap, v] = splits_[s];
       while (b_.BlockTo(order[k]) <= gap) ++k;
-      remat_until_[s] = RematUntil(Value(v), gap, order[k]);
+      if (!HasTwinIn(Value(v), order[k])) remat_until_[s] = RematUntil(Value(v), gap, order[k]);
     }
   }
   // The instructions resolution will add, about: a move per split, a store per
@@ -616,6 +693,27 @@ absl::StatusOr<LsraResolveStats> Resolver::Run() {
     for (size_t k = 0; k < ec.params; ++k) {
       m[k] = CopyMove{args[k].location(), params[k].location(), args[k].value(), params[k].value(),
                       f_.value_type(params[k].value())};
+    }
+  }
+  // The constants' twins on the edges (none into a constant's own block,
+  // which it never lives into): a reload is made again when the copy is
+  // emitted (kept here for the split decision below); out of the constant's
+  // block its register becomes the twin's.
+  std::vector<uint8_t>& edge_made_again = buf_.edge_made_again;
+  edge_made_again.assign(edge_moves.size(), 0);
+  for (const EdgeCopy& ec : edges) {
+    for (uint32_t k = ec.first; k < ec.first + ec.count - ec.params; ++k) {
+      CopyMove& m = edge_moves[k];
+      if (m.dst_value.IsValid() || !m.dst.IsReg()) continue;
+      const Value w = TwinIn(m.value, ec.edge.to);
+      if (!w.IsValid()) continue;
+      if (m.src.IsStack()) {
+        edge_made_again[k] = 1;
+      } else if (buf_.const_block[m.value.index()] == ec.edge.from) {
+        m.dst_value = w;
+      } else {
+        m.value = w;
+      }
     }
   }
   auto moves_of = [&](const EdgeCopy& ec) { return absl::MakeConstSpan(edge_moves.data() + ec.first, ec.count); };
@@ -654,7 +752,26 @@ absl::StatusOr<LsraResolveStats> Resolver::Run() {
     if (split) from = f_.targets(ec.edge.branch)[ec.edge.target].block;
     std::vector<Inst>& emitted = buf_.emitted;
     emitted.clear();
-    RA_RETURN_IF_ERROR(Emit(moves_of(ec), emitted, stats_.edge_moves));
+    absl::Span<const CopyMove> moves = moves_of(ec);
+    const auto first_made = edge_made_again.begin() + ec.first, end_made = first_made + ec.count;
+    if (std::find(first_made, end_made, 1) != end_made) {
+      std::vector<CopyMove>& kept = buf_.kept;
+      kept.clear();
+      for (uint32_t k = ec.first; k < ec.first + ec.count; ++k) {
+        if (!edge_made_again[k]) kept.push_back(edge_moves[k]);
+      }
+      moves = kept;
+    }
+    RA_RETURN_IF_ERROR(Emit(moves, emitted, stats_.edge_moves));
+    // After the copy, as reloads would be.
+    for (uint32_t k = ec.first; k < ec.first + ec.count; ++k) {
+      if (!edge_made_again[k]) continue;
+      const CopyMove& m = edge_moves[k];
+      emitted.push_back(MakeConstAgain(f_, const_def_[m.value.index()],
+                                       Operand::Def(buf_.twin[m.value.index()]).WithLocation(m.dst)));
+      used_ |= t_.Aliases(m.dst.reg());
+      ++stats_.remats;
+    }
     if (emitted.empty()) continue;
     // Before the branch when the source has one successor (or on the split
     // block); else at the top of the target, which then has one predecessor. A

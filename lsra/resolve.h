@@ -15,6 +15,9 @@
 //    value to its slot first.
 // Every source is where the value is right after the previous instruction, so the
 // copy is exact whatever order the parts were found in.
+// Constants are made again where they would be reloaded (LsraResolveOptions::
+// remat): `v12[%rax] = const.i64 5`, where v12 is a new value that the reads
+// name (outside the constant's block, one twin per constant).
 // At block boundaries, each edge gets one parallel copy: each value live into the
 // successor from where it is at the predecessor's end to where the successor
 // expects it, and each block parameter from its argument (phi lowering after
@@ -56,9 +59,12 @@ struct LsraResolveStats {
 
 struct LsraResolveOptions {
   bool dump = false;  // fill LsraResolveStats::printed
-  // A constant's reload inside a block is the constant made again into a
-  // new value, which the reads of that register piece name (resolve.cc), and
-  // its store goes where nothing reads its slot any more.
+  // Rematerialization (resolve.cc): a constant's reload is the constant made
+  // again instead. In the constant's own block, into a new value that the
+  // reads of that register piece name; elsewhere the constant in a register
+  // is its twin, a value of its own, made again where it would be reloaded,
+  // on edges into joins too. Its store goes where nothing reads its slot any
+  // more.
   bool remat = true;
 };
 
