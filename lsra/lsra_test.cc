@@ -109,13 +109,39 @@ block0(v0: i64):
   EXPECT_THAT(run.printed, HasSubstr("saves %rbx\n"));
 }
 
+// A function allocated with only caller-saved registers (the stress mode:
+// whatever lives across a call is on the stack there), with constants made
+// again and without.
+struct RematRuns {
+  LsraRun made_again, reloaded;
+};
+RematRuns CallerSavedOnly(const std::string& text) {
+  LsraOptions caller_saved;
+  caller_saved.registers = LsraOptions::Registers::kCallerSavedOnly;
+  LsraResolveOptions off;
+  off.remat = false;
+  RematRuns r{Allocate(text, T("x86_64"), caller_saved), Allocate(text, T("x86_64"), caller_saved, off)};
+  EXPECT_EQ(r.reloaded.resolve.remats, 0);
+  EXPECT_LT(r.made_again.cost.weighted, r.reloaded.cost.weighted);
+  return r;
+}
+
+// A loop reading the constant v1 (4096) by a load before or after a call.
+std::string LoopReadingAConstant(bool load_first) {
+  const std::string body = load_first
+                               ? "    v3 = load.i64 v1, 8\n    v4 = call.i64 %f(v3)\n    v5 = add v4, v2\n"
+                               : "    v3 = call.i64 %f(v2)\n    v4 = load.i64 v1, 8\n    v5 = add v3, v4\n";
+  return "function %loop_const(i64) -> i64 {\nblock0(v0: i64):\n    v1 = const.i64 4096\n    jump block1(v0)\n"
+         "block1(v2: i64):\n" + body + "    v6 = cmp.lt v5, v0\n    br v6, block1(v5), block2\nblock2:\n    ret v5\n}\n";
+}
+
 TEST(LsraTest, AConstantReloadedInsideABlockIsMadeAgain) {
-  // Only caller-saved registers (the stress mode): v1 lives across the calls
-  // on the stack. For the load's address after the first the constant is made
-  // again into a new value in a register, not reloaded; for the third call's
-  // argument, read from the slot into %rdi, likewise; and the slot, read by
-  // nothing then, is not stored. Without remat: two reloads and the store.
-  const std::string text = R"(function %across_const(i64) -> i64 {
+  // v1 lives across the calls on the stack. For the load's address after the
+  // first the constant is made again into a new value in a register, not
+  // reloaded; for the third call's argument, read from the slot into %rdi,
+  // likewise; and the slot, read by nothing then, is not stored. Without
+  // remat: two reloads and the store.
+  RematRuns r = CallerSavedOnly(R"(function %across_const(i64) -> i64 {
 block0(v0: i64):
     v1 = const.i64 1234
     v2 = call.i64 %f(v0)
@@ -126,95 +152,46 @@ block0(v0: i64):
     v7 = add v6, v5
     ret v7
 }
-)";
-  LsraOptions caller_saved;
-  caller_saved.registers = LsraOptions::Registers::kCallerSavedOnly;
-  LsraRun run = Allocate(text, T("x86_64"), caller_saved);
-  EXPECT_EQ(run.resolve.remats, 2) << run.printed;
-  EXPECT_EQ(Occurrences(run.printed, "reload v1["), 0) << run.printed;
+)");
+  const std::string& printed = r.made_again.printed;
+  EXPECT_EQ(r.made_again.resolve.remats, 2) << printed;
+  EXPECT_EQ(Occurrences(printed, "reload v1["), 0) << printed;
   // Nothing reads its slot any more: the store after its definition goes.
-  EXPECT_EQ(run.resolve.dead_stores, 1);
-  EXPECT_EQ(Occurrences(run.printed, "spill v1["), 0) << run.printed;
-  EXPECT_EQ(Occurrences(run.printed, "= const.i64 1234\n"), 3) << run.printed;
-  EXPECT_THAT(run.printed, ::testing::ContainsRegex("v[0-9]+\\[%rdi\\] = const.i64 1234\n[^\n]*call.i64 %h\\(v[0-9]+@%rdi"))
-      << run.printed;
-  LsraResolveOptions off;
-  off.remat = false;
-  LsraRun reloaded = Allocate(text, T("x86_64"), caller_saved, off);
-  EXPECT_EQ(reloaded.resolve.remats, 0);
-  EXPECT_EQ(Occurrences(reloaded.printed, "reload v1["), 2) << reloaded.printed;
-  EXPECT_EQ(Occurrences(reloaded.printed, "spill v1["), 1) << reloaded.printed;
-  EXPECT_EQ(Occurrences(reloaded.printed, "= const.i64 1234\n"), 1);
-  EXPECT_LT(run.cost.weighted, reloaded.cost.weighted);
+  EXPECT_EQ(r.made_again.resolve.dead_stores, 1);
+  EXPECT_EQ(Occurrences(printed, "spill v1["), 0) << printed;
+  EXPECT_EQ(Occurrences(printed, "= const.i64 1234\n"), 3) << printed;
+  EXPECT_THAT(printed, ::testing::ContainsRegex("v[0-9]+\\[%rdi\\] = const.i64 1234\n[^\n]*call.i64 %h\\(v[0-9]+@%rdi"));
+  EXPECT_EQ(Occurrences(r.reloaded.printed, "reload v1["), 2) << r.reloaded.printed;
+  EXPECT_EQ(Occurrences(r.reloaded.printed, "spill v1["), 1);
+  EXPECT_EQ(Occurrences(r.reloaded.printed, "= const.i64 1234\n"), 1);
 }
 
 TEST(LsraTest, AConstantReloadedInALoopWhoseHeaderExpectsItInItsSlotIsMadeAgain) {
-  // Only caller-saved registers: v1 lives across the loop's call in its slot,
-  // where the loop header expects it. The load after the call needs it in a
-  // register until the back edge, which takes it back to the slot (moving
-  // nothing: the slot holds it): so the register piece is the loop body's
-  // alone, and the constant is made again there, not reloaded each time round.
-  const std::string text = R"(function %loop_const(i64) -> i64 {
-block0(v0: i64):
-    v1 = const.i64 4096
-    jump block1(v0)
-block1(v2: i64):
-    v3 = call.i64 %f(v2)
-    v4 = load.i64 v1, 8
-    v5 = add v3, v4
-    v6 = cmp.lt v5, v0
-    br v6, block1(v5), block2
-block2:
-    ret v5
-}
-)";
-  LsraOptions caller_saved;
-  caller_saved.registers = LsraOptions::Registers::kCallerSavedOnly;
-  LsraRun run = Allocate(text, T("x86_64"), caller_saved);
-  EXPECT_GE(run.resolve.remats, 1) << run.printed;
-  EXPECT_EQ(Occurrences(run.printed, "reload v1["), 0) << run.printed;
-  LsraResolveOptions off;
-  off.remat = false;
-  LsraRun reloaded = Allocate(text, T("x86_64"), caller_saved, off);
-  EXPECT_GE(Occurrences(reloaded.printed, "reload v1["), 1) << reloaded.printed;
-  EXPECT_LT(run.cost.weighted, reloaded.cost.weighted);
+  // v1 lives across the loop's call in its slot, where the loop header
+  // expects it. The load after the call needs it in a register until the back
+  // edge, which takes it back to the slot (moving nothing: the slot holds
+  // it): so the register piece is the loop body's alone, and the constant is
+  // made again there, not reloaded each time round.
+  RematRuns r = CallerSavedOnly(LoopReadingAConstant(/*load_first=*/false));
+  EXPECT_GE(r.made_again.resolve.remats, 1) << r.made_again.printed;
+  EXPECT_EQ(Occurrences(r.made_again.printed, "reload v1["), 0) << r.made_again.printed;
+  EXPECT_GE(Occurrences(r.reloaded.printed, "reload v1["), 1) << r.reloaded.printed;
 }
 
 TEST(LsraTest, AConstantOutsideItsBlockIsATwinMadeAgainOnTheBackEdge) {
-  // Only caller-saved registers: the loop header expects v1 in a register (as
-  // block0 leaves it), and the loop's call takes every register, so the back
-  // edge restores it. Outside block0 the constant in a register is its twin:
-  // block0's edge names it so in place (free), the back edge makes the twin
-  // again (a reload into a join before), and the slot is never stored.
-  const std::string text = R"(function %twin(i64) -> i64 {
-block0(v0: i64):
-    v1 = const.i64 4096
-    jump block1(v0)
-block1(v2: i64):
-    v3 = load.i64 v1, 8
-    v4 = call.i64 %f(v3)
-    v5 = add v4, v2
-    v6 = cmp.lt v5, v0
-    br v6, block1(v5), block2
-block2:
-    ret v5
-}
-)";
-  LsraOptions caller_saved;
-  caller_saved.registers = LsraOptions::Registers::kCallerSavedOnly;
-  LsraRun run = Allocate(text, T("x86_64"), caller_saved);
-  EXPECT_EQ(run.resolve.remats, 1) << run.printed;
-  EXPECT_EQ(Occurrences(run.printed, "reload v1["), 0) << run.printed;
-  EXPECT_EQ(Occurrences(run.printed, "spill v1["), 0) << run.printed;
-  EXPECT_THAT(run.printed, ::testing::ContainsRegex("(v[0-9]+)\\[(%[a-z0-9]+)\\] = move v1\\[\\2\\]\n    jump block1"))
-      << run.printed;
-  EXPECT_THAT(run.printed, ::testing::ContainsRegex("v[0-9]+\\[%[a-z0-9]+\\] = const.i64 4096\n    jump block1"))
-      << run.printed;
-  LsraResolveOptions off;
-  off.remat = false;
-  LsraRun reloaded = Allocate(text, T("x86_64"), caller_saved, off);
-  EXPECT_EQ(Occurrences(reloaded.printed, "reload v1["), 1) << reloaded.printed;
-  EXPECT_LT(run.cost.weighted, reloaded.cost.weighted);
+  // The loop header expects v1 in a register (as block0 leaves it), and the
+  // loop's call takes every register, so the back edge restores it. Outside
+  // block0 the constant in a register is its twin: block0's edge names it so
+  // in place (free), the back edge makes the twin again (a reload into a join
+  // before), and the slot is never stored.
+  RematRuns r = CallerSavedOnly(LoopReadingAConstant(/*load_first=*/true));
+  const std::string& printed = r.made_again.printed;
+  EXPECT_EQ(r.made_again.resolve.remats, 1) << printed;
+  EXPECT_EQ(Occurrences(printed, "reload v1["), 0) << printed;
+  EXPECT_EQ(Occurrences(printed, "spill v1["), 0) << printed;
+  EXPECT_THAT(printed, ::testing::ContainsRegex("(v[0-9]+)\\[(%[a-z0-9]+)\\] = move v1\\[\\2\\]\n    jump block1"));
+  EXPECT_THAT(printed, ::testing::ContainsRegex("v[0-9]+\\[%[a-z0-9]+\\] = const.i64 4096\n    jump block1"));
+  EXPECT_EQ(Occurrences(r.reloaded.printed, "reload v1["), 1) << r.reloaded.printed;
 }
 
 TEST(LsraTest, HighPressureSplitsAndSpillsBetweenUses) {
