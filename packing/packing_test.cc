@@ -336,6 +336,24 @@ block3()", params, R"():
   }
 }
 
+TEST(PackingTest, ATwoAddressSourceReadLateKeepsOutOfTheClobberedRegister) {
+  // The sub's def, written after its clobber of %rax, goes to %rax for the
+  // ret; its source, read late, must survive the clobber: it is fetched into
+  // another register, not into the def's (found by tools/mutation_fuzz.py,
+  // seed 82015).
+  const char* text = R"(function %late_reuse(i64, i64) -> i64 {
+block0(v0: i64, v1: i64):
+    v2@reuse0 = sub v0@late, v1@any clobbers %rax
+    ret v2
+}
+)";
+  for (PackingGoal goal : {PackingGoal::kTime, PackingGoal::kSize}) {
+    PackingRun run = Allocate(text, T("x86_64"), Goal(goal));
+    EXPECT_TRUE(run.ok) << run.text;
+    EXPECT_THAT(run.text, Not(HasSubstr("v0@late[%rax]"))) << run.text;
+  }
+}
+
 TEST(PackingTest, StepsRunInOrderOnOneFunction) {
   Function f = ParseLegal(kSwitch, T("x86_64"));
   PackingAllocator allocator;

@@ -265,7 +265,10 @@ absl::Status Transformer::Rewrite(Block b, Inst i, std::vector<Inst>& out) {
       continue;
     }
     const Held* h = HeldAt(op.value(), b);
-    bool safe = h != nullptr && !taken.Contains(h->reg);
+    // A source read late survives the clobbers: not in a clobbered register
+    // (the def, written after them, may hold one).
+    const RegSet avoid = use.position() == Position::kLate ? taken | clobbered : taken;
+    bool safe = h != nullptr && !avoid.Contains(h->reg);
     for (size_t j = 0; safe && j < ops.size(); ++j) {
       if (j == k || (ops[j].IsUse() && ops[j].value() == use.value())) continue;
       const Held* o = HeldAt(ops[j].value(), b);
@@ -275,7 +278,7 @@ absl::Status Transformer::Rewrite(Block b, Inst i, std::vector<Inst>& out) {
     if (safe) {
       r = h->reg;
     } else {
-      RA_ASSIGN_OR_RETURN(r, Scratch(use.value(), taken, b, i));
+      RA_ASSIGN_OR_RETURN(r, Scratch(use.value(), avoid, b, i));
     }
     reuse[u] = r;
     taken.InsertWithAliases(t_, r);
