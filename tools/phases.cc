@@ -371,7 +371,7 @@ void RegisterLsraPhases(PhaseRegistry& r) {
                   return absl::OkStatus();
                 }};
   resolve.options = {PhaseOption::Bool("remat", LsraResolveOptions().remat,
-                                       "a constant's reload inside a block is the constant made again")};
+                                       "a constant's reload is the constant made again (its twin outside its block), its unread store goes")};
   r.Register(std::move(resolve));
   r.SetConflicts("lsra_resolve", {"locations"});
   auto lsra = [&](const std::string& name, const std::string& build, const std::string& allocate,
