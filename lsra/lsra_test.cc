@@ -194,6 +194,25 @@ TEST(LsraTest, AConstantOutsideItsBlockIsATwinMadeAgainOnTheBackEdge) {
   EXPECT_EQ(Occurrences(r.reloaded.printed, "reload v1["), 1) << r.reloaded.printed;
 }
 
+TEST(LsraTest, AConstantNoEdgeReloadsHasNoTwin) {
+  // v1 stays in its register into the loop and is never reloaded on an edge:
+  // no twin, so no rename on block0's edge (an instruction moving nothing).
+  LsraRun run = Allocate(R"(function %no_twin(i64) -> i64 {
+block0(v0: i64):
+    v1 = const.i64 7
+    jump block1(v0)
+block1(v2: i64):
+    v3 = add v2, v1
+    v4 = cmp.lt v3, v0
+    br v4, block1(v3), block2
+block2:
+    ret v3
+}
+)", T("x86_64"));
+  EXPECT_EQ(run.resolve.remats, 0) << run.printed;
+  EXPECT_EQ(Occurrences(run.printed, "move v1["), 0) << run.printed;
+}
+
 TEST(LsraTest, HighPressureSplitsAndSpillsBetweenUses) {
   // Twenty values live at once on x86-64's fifteen registers.
   std::string text = "function %twenty(i64) -> i64 {\nblock0(v0: i64):\n";

@@ -167,15 +167,18 @@ class Resolver {
   // the position before which the piece's reads name the new value, or 0.
   uint32_t RematUntil(Value v, uint32_t gap, Block block);
   bool Remat(Value v) const { return v.index() < const_def_.size() && const_def_[v.index()].IsValid(); }
-  // Outside the block of its const, a constant in a register is its twin, a
-  // value of its own that the constant made again defines (where the
-  // constant would be reloaded), that moves as the constant would, and that
-  // the reads of those registers name: so a reload on any edge is made again
-  // too, into a join as well, where every predecessor defines or moves the
-  // twin there. The constant keeps its name in its block and in its slot;
-  // where it leaves its block in a register, the edge's copy names the twin
-  // there (free where the register stays). A constant some `copy` reads has
-  // none (an overlapping copy's register holds the copy and its source).
+  // A constant some edge would reload has a twin: outside the block of its
+  // const, the constant in a register is a value of its own that the
+  // constant made again defines (where the constant would be reloaded),
+  // that moves as the constant would, and that the reads of those registers
+  // name: so a reload on an edge is made again too, into a join as well,
+  // where every predecessor defines or moves the twin there. The constant
+  // keeps its name in its block and in its slot; where it leaves its block
+  // in a register, the edge's copy names the twin there (free where the
+  // register stays). A constant some `copy` reads has none (an overlapping
+  // copy's register holds the copy and its source); nor has one no edge
+  // reloads (its reloads are made again in their blocks, and the renames
+  // would be instructions for nothing).
   // TwinIn is the twin of `v` for reads of registers in block `b`, or none.
   bool HasTwinIn(Value v, Block b) const {
     return Remat(v) && buf_.const_block[v.index()] != b && buf_.twin[v.index()] != kNoTwin;
@@ -328,11 +331,12 @@ absl::Status Resolver::EdgeMoves(const Edge& e, std::vector<CopyMove>& moves) {
     edge_values_.push_back(EdgeValue{v, src, dst});
   }
   // One move per value: none repeats another (Add looks at none). A constant
-  // leaving its block in a register it keeps becomes its twin there (a
-  // rename in place: Run's other twin moves come later).
+  // leaving its block in a register it keeps may become its twin there: a
+  // rename in place, kept as a move that moves nothing until Run knows
+  // whether the constant has a twin.
   for (const EdgeValue& x : edge_values_) {
     if (x.src == x.dst && x.dst.IsReg() && HasTwinIn(x.value, e.to) && buf_.const_block[x.value.index()] == e.from) {
-      moves.push_back(CopyMove{x.src, x.dst, x.value, TwinIn(x.value, e.to), f_.value_type(x.value)});
+      moves.push_back(CopyMove{x.src, x.dst, x.value, Value(), f_.value_type(x.value)});
       continue;
     }
     Add(moves, x.src, x.dst, x.value, Value(), f_.value_type(x.value), /*def_store=*/false, moves.size());
@@ -658,6 +662,18 @@ absl::StatusOr<LsraResolveStats> Resolver::Run() {
   }
   std::sort(splits_.begin(), splits_.end());
   next_split_ = 0;
+  // A twin only for the constants some edge reloads (elsewhere a reload of
+  // a constant is made again under a new name of its own, in its block).
+  if (options_.remat) {
+    std::vector<uint8_t>& wanted = buf_.slot_read;  // (a buffer: read again only by EraseUnreadConstantStores)
+    wanted.assign(f_.num_values(), 0);
+    for (const CopyMove& m : edge_moves) {
+      if (m.src.IsStack() && m.dst.IsReg() && !m.dst_value.IsValid() && Remat(m.value)) wanted[m.value.index()] = 1;
+    }
+    for (size_t v = 0; v < buf_.twin.size(); ++v) {
+      if (!wanted[v]) buf_.twin[v] = kNoTwin;
+    }
+  }
   remat_until_.assign(splits_.size(), 0);
   if (options_.remat) {
     // Blocks are numbered in order: the split's block is found walking both.
@@ -697,8 +713,10 @@ absl::StatusOr<LsraResolveStats> Resolver::Run() {
   }
   // The constants' twins on the edges (none into a constant's own block,
   // which it never lives into): a reload is made again when the copy is
-  // emitted (kept here for the split decision below); out of the constant's
-  // block its register becomes the twin's.
+  // emitted (kept here for the split decision below, flag 1); out of the
+  // constant's block its register becomes the twin's (where it stays, the
+  // rename in place EdgeMoves kept; flag 2: dropped, for a constant with no
+  // twin).
   std::vector<uint8_t>& edge_made_again = buf_.edge_made_again;
   edge_made_again.assign(edge_moves.size(), 0);
   for (const EdgeCopy& ec : edges) {
@@ -706,7 +724,10 @@ absl::StatusOr<LsraResolveStats> Resolver::Run() {
       CopyMove& m = edge_moves[k];
       if (m.dst_value.IsValid() || !m.dst.IsReg()) continue;
       const Value w = TwinIn(m.value, ec.edge.to);
-      if (!w.IsValid()) continue;
+      if (!w.IsValid()) {
+        if (m.src == m.dst) edge_made_again[k] = 2;  // a rename in place for no twin
+        continue;
+      }
       if (m.src.IsStack()) {
         edge_made_again[k] = 1;
       } else if (buf_.const_block[m.value.index()] == ec.edge.from) {
@@ -754,7 +775,7 @@ absl::StatusOr<LsraResolveStats> Resolver::Run() {
     emitted.clear();
     absl::Span<const CopyMove> moves = moves_of(ec);
     const auto first_made = edge_made_again.begin() + ec.first, end_made = first_made + ec.count;
-    if (std::find(first_made, end_made, 1) != end_made) {
+    if (std::any_of(first_made, end_made, [](uint8_t x) { return x != 0; })) {
       std::vector<CopyMove>& kept = buf_.kept;
       kept.clear();
       for (uint32_t k = ec.first; k < ec.first + ec.count; ++k) {
@@ -765,7 +786,7 @@ absl::StatusOr<LsraResolveStats> Resolver::Run() {
     RA_RETURN_IF_ERROR(Emit(moves, emitted, stats_.edge_moves));
     // After the copy, as reloads would be.
     for (uint32_t k = ec.first; k < ec.first + ec.count; ++k) {
-      if (!edge_made_again[k]) continue;
+      if (edge_made_again[k] != 1) continue;
       const CopyMove& m = edge_moves[k];
       emitted.push_back(MakeConstAgain(f_, const_def_[m.value.index()],
                                        Operand::Def(buf_.twin[m.value.index()]).WithLocation(m.dst)));

@@ -17,7 +17,8 @@
 // copy is exact whatever order the parts were found in.
 // Constants are made again where they would be reloaded (LsraResolveOptions::
 // remat): `v12[%rax] = const.i64 5`, where v12 is a new value that the reads
-// name (outside the constant's block, one twin per constant).
+// name (outside the constant's block, one twin per constant that an edge
+// would reload).
 // At block boundaries, each edge gets one parallel copy: each value live into the
 // successor from where it is at the predecessor's end to where the successor
 // expects it, and each block parameter from its argument (phi lowering after
@@ -60,11 +61,11 @@ struct LsraResolveStats {
 struct LsraResolveOptions {
   bool dump = false;  // fill LsraResolveStats::printed
   // Rematerialization (resolve.cc): a constant's reload is the constant made
-  // again instead. In the constant's own block, into a new value that the
-  // reads of that register piece name; elsewhere the constant in a register
-  // is its twin, a value of its own, made again where it would be reloaded,
-  // on edges into joins too. Its store goes where nothing reads its slot any
-  // more.
+  // again instead: into a new value that the reads of that register piece
+  // name, and, for a constant some edge would reload, outside its block as
+  // its twin, a value of its own for the constant in registers there, made
+  // again where it would be reloaded, on edges into joins too. Its store
+  // goes where nothing reads its slot any more.
   bool remat = true;
 };
 
