@@ -42,11 +42,12 @@ absl::Status LsraBuild::InsertReuseCopies(Function& func, const LiveSets& sets, 
   // With `remat`, the constants: a source defined by `const` is made again
   // into the def's register instead of copied (ssa's and chaitin's constants
   // made again at their uses), which also ends the constant's own piece
-  // sooner where this was its last read in a register.
+  // sooner where this was its last read in a register. The constants are
+  // found when the first source to copy is (most functions on targets
+  // without two-address forms have none).
   std::vector<Inst>& const_def = scratch_.const_def;
   const_def.clear();
   scratch_.remade.clear();
-  if (remat) ConstDefs(func, const_def);
   // Per block: the index of each value's last use, stamped by block. Whether
   // a value lives out is asked of the block's live-out set (a binary search)
   // only for a Reuse def's sources, not stamped for every live-out value at
@@ -124,6 +125,7 @@ absl::Status LsraBuild::InsertReuseCopies(Function& func, const LiveSets& sets, 
           ++stats.commuted;
           continue;
         }
+        if (remat && const_def.empty()) ConstDefs(func, const_def);
         Value t = func.NewValue(func.value_type(a));
         const Inst made_from = a.index() < const_def.size() ? const_def[a.index()] : Inst();
         if (made_from.IsValid()) {

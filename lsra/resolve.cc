@@ -62,6 +62,7 @@ struct LsraResolver::Buffers {
   // have one, its twin (invalid until made; kNoTwin where it may not).
   std::vector<Block> const_block;
   std::vector<Value> twin;
+  std::vector<uint8_t> edge_reloaded;    // per value: reloaded on some edge (it gets a twin)
   std::vector<uint8_t> edge_made_again;  // per edge move: a reload made again instead
   std::vector<CopyMove> kept;            // an edge's moves but those made again
   std::vector<EdgeCopy> edges;
@@ -161,10 +162,11 @@ class Resolver {
   // the register for the constant: the piece ends in the block and goes to
   // the stack or dies (not to another register), or reaches the block's end
   // where the value is dead or expected in its slot by every successor it
-  // lives into. Likewise a Fixed use read from the slot.
-  // (A reload on an edge stays: the successor's reads name the value.)
-  // RematUntil answers for split (gap, v) in a block ending at block_to:
-  // the position before which the piece's reads name the new value, or 0.
+  // lives into. Likewise a Fixed use read from the slot. (A reload on an
+  // edge is made again only as a twin, below: the successor's reads name
+  // the value.)
+  // RematUntil answers for split (gap, v) in `block`: the position before
+  // which the piece's reads name the new value, or 0.
   uint32_t RematUntil(Value v, uint32_t gap, Block block);
   bool Remat(Value v) const { return v.index() < const_def_.size() && const_def_[v.index()].IsValid(); }
   // A constant some edge would reload has a twin: outside the block of its
@@ -220,6 +222,12 @@ class Resolver {
     Value from, to;
     uint32_t until;
   };
+  // `to[at] = const`, the constant `from` made again (at a register), appended.
+  void EmitMadeAgain(Value from, Value to, Location at, std::vector<Inst>& out) {
+    out.push_back(MakeConstAgain(f_, const_def_[from.index()], Operand::Def(to).WithLocation(at)));
+    used_ |= t_.Aliases(at.reg());
+    ++stats_.remats;
+  }
   std::vector<Renamed> renamed_;     // this block's, so far
   std::vector<Renamed> made_again_;  // the current gap's, emitted after its parallel copy
 
@@ -535,12 +543,7 @@ absl::Status Resolver::ResolveBlock(Block b) {
     RA_RETURN_IF_ERROR(Emit(moves, out, stats_.gap_moves));
     // After the copy, as a reload would be (the last of it): its reads of
     // these registers are done.
-    for (const Renamed& r : made_again_) {
-      out.push_back(
-          MakeConstAgain(f_, const_def_[r.from.index()], Operand::Def(r.to).WithLocation(Location::Reg(r.reg))));
-      used_ |= t_.Aliases(r.reg);
-      ++stats_.remats;
-    }
+    for (const Renamed& r : made_again_) EmitMadeAgain(r.from, r.to, Location::Reg(r.reg), out);
     // Defs.
     fixed_after.clear();
     defined.clear();
@@ -665,7 +668,7 @@ absl::StatusOr<LsraResolveStats> Resolver::Run() {
   // A twin only for the constants some edge reloads (elsewhere a reload of
   // a constant is made again under a new name of its own, in its block).
   if (options_.remat) {
-    std::vector<uint8_t>& wanted = buf_.slot_read;  // (a buffer: read again only by EraseUnreadConstantStores)
+    std::vector<uint8_t>& wanted = buf_.edge_reloaded;
     wanted.assign(f_.num_values(), 0);
     for (const CopyMove& m : edge_moves) {
       if (m.src.IsStack() && m.dst.IsReg() && !m.dst_value.IsValid() && Remat(m.value)) wanted[m.value.index()] = 1;
@@ -788,10 +791,7 @@ absl::StatusOr<LsraResolveStats> Resolver::Run() {
     for (uint32_t k = ec.first; k < ec.first + ec.count; ++k) {
       if (edge_made_again[k] != 1) continue;
       const CopyMove& m = edge_moves[k];
-      emitted.push_back(MakeConstAgain(f_, const_def_[m.value.index()],
-                                       Operand::Def(buf_.twin[m.value.index()]).WithLocation(m.dst)));
-      used_ |= t_.Aliases(m.dst.reg());
-      ++stats_.remats;
+      EmitMadeAgain(m.value, buf_.twin[m.value.index()], m.dst, emitted);
     }
     if (emitted.empty()) continue;
     // Before the branch when the source has one successor (or on the split
